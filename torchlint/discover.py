@@ -1,0 +1,127 @@
+"""Find the files to lint: `*.py` under folders, `.gitignore` respected, the usual folders skipped.
+
+Knows nothing of rules. A file named explicitly is always linted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+DEFAULT_EXCLUDES = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "build", "dist", "node_modules", "__pycache__", "site-packages",
+     ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".torchlint_cache", ".eggs"}
+)
+SUFFIXES = (".py",)
+
+
+@dataclass(frozen=True)
+class Missing:
+    path: str
+
+
+class _GitIgnore:
+    """The `.gitignore` files that apply inside one folder tree, each relative to its own folder."""
+
+    def __init__(self, specs: Tuple[Tuple[Path, object], ...] = ()) -> None:
+        self.specs = specs
+
+    def with_folder(self, folder: Path) -> "_GitIgnore":
+        spec = _load_spec(folder / ".gitignore")
+        return _GitIgnore(self.specs + ((folder, spec),)) if spec is not None else self
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        for base, spec in self.specs:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if spec.match_file(relative + "/" if is_dir else relative):
+                return True
+        return False
+
+
+def _load_spec(file: Path):
+    try:
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    import pathspec
+
+    return pathspec.PathSpec.from_lines("gitwildmatch", text.splitlines())
+
+
+def _ancestors_gitignore(folder: Path) -> _GitIgnore:
+    """`.gitignore` files from the repository root down to `folder`'s parent."""
+    chain: List[Path] = []
+    for parent in folder.parents:
+        chain.append(parent)
+        if (parent / ".git").exists():
+            break
+    else:
+        chain = []
+    ignore = _GitIgnore()
+    for parent in reversed(chain):
+        ignore = ignore.with_folder(parent)
+    return ignore
+
+
+def discover(paths: Sequence[str], respect_gitignore: bool = True) -> Iterator[object]:
+    """Yield `Path`s to lint, in a stable order, or `Missing` for a path that does not exist."""
+    seen = set()
+    for raw in paths:
+        path = Path(raw)
+        if not os.path.lexists(path):
+            yield Missing(raw)
+            continue
+        if not path.is_dir():
+            if path not in seen:
+                seen.add(path)
+                yield path
+            continue
+        start = path.resolve()
+        ignore = _ancestors_gitignore(start) if respect_gitignore else _GitIgnore()
+        for found in _walk(path, ignore, respect_gitignore, set()):
+            if found not in seen:
+                seen.add(found)
+                yield found
+
+
+def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, visited: set) -> Iterator[Path]:
+    try:
+        real = folder.resolve()
+    except (OSError, RuntimeError):
+        return
+    if real in visited:  # a symlink loop
+        return
+    visited.add(real)
+    if respect_gitignore:
+        ignore = ignore.with_folder(real)
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            continue
+        if entry.name in DEFAULT_EXCLUDES and is_dir:
+            continue
+        if respect_gitignore and ignore.ignored(real / entry.name, is_dir):
+            continue
+        if is_dir:
+            yield from _walk(path, ignore, respect_gitignore, visited)
+        elif entry.name.endswith(SUFFIXES):
+            yield path
+
+
+def display_path(path: Path, root: Optional[Path] = None) -> str:
+    root = root or Path.cwd()
+    try:
+        return str(path.resolve().relative_to(root.resolve())) if path.is_absolute() else str(path)
+    except ValueError:
+        return str(path)

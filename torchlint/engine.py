@@ -1,0 +1,170 @@
+"""Lint one file: read it, parse it once, build its loop facts once, run the rules.
+
+Pure: no printing and no exit codes. Problems that are not findings (a file
+that cannot be read, a rule that crashed) come back as `Problem`s for the
+caller to report.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import tokenize
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple, Type
+
+from torchlint.model import ERROR, Diagnostic
+
+# A file that cannot hold a training loop is never parsed (RULES.md defines a
+# training loop by a backward or autograd.grad call).
+_PREFILTER = re.compile(r"backward|autograd")
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
+_FILE_NOQA = re.compile(r"^\s*#\s*torchlint:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """Decoded file content and what is needed to write it back byte-identical."""
+
+    text: str
+    encoding: str
+    bom: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something the user must hear about that is not a finding."""
+
+    path: str
+    message: str
+    kind: str  # unreadable | internal
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LintResult:
+    path: str
+    diagnostics: Tuple[Diagnostic, ...] = ()
+    problems: Tuple[Problem, ...] = ()
+    source: Optional[SourceText] = field(default=None, compare=False)
+
+
+class UnreadableFile(Exception):
+    pass
+
+
+def decode_source(data: bytes, path: str) -> SourceText:
+    """Decode like Python does: BOM, then a coding cookie, then UTF-8."""
+    if b"\x00" in data[:8192]:
+        raise UnreadableFile(f"{path}: looks like a binary file (contains NUL bytes), not Python source")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise UnreadableFile(f"{path}: {error}") from None
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[len(codecs.BOM_UTF8):]
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise UnreadableFile(
+            f"{path}: cannot decode as {encoding} (byte {error.start}); "
+            "save it as UTF-8 or declare its encoding with a `# -*- coding: ... -*-` line"
+        ) from None
+    except LookupError:
+        raise UnreadableFile(f"{path}: unknown encoding `{encoding}` in its coding declaration") from None
+    return SourceText(text, encoding, bom)
+
+
+def encode_source(text: str, original: SourceText) -> bytes:
+    data = text.encode(original.encoding)
+    return codecs.BOM_UTF8 + data if original.bom else data
+
+
+def read_source(path: Path) -> SourceText:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise UnreadableFile(f"{path}: file is {size // (1024 * 1024)} MB, over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit; skipped")
+        data = path.read_bytes()
+    except UnreadableFile:
+        raise
+    except IsADirectoryError:
+        raise UnreadableFile(f"{path}: is a directory, not a file") from None
+    except PermissionError:
+        raise UnreadableFile(f"{path}: permission denied") from None
+    except OSError as error:
+        raise UnreadableFile(f"{path}: cannot read ({error.strerror or error})") from None
+    return decode_source(data, str(path))
+
+
+def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagnostic], List[Problem]]:
+    """Findings for one source text; rule crashes come back as problems."""
+    if _FILE_NOQA.search(text) or not _PREFILTER.search(text):
+        return [], []
+    import libcst as cst
+
+    from torchlint.context import FileContext
+    from torchlint.rules import SYNTAX_ERROR
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        message = f"SyntaxError: {error.message}"
+        line, column = max(error.raw_line, 1), error.raw_column + 1
+        code, name = SYNTAX_ERROR
+        return [Diagnostic(code, name, ERROR, message, path, line, column, line, column + 1)], []
+    except (RecursionError, MemoryError) as error:
+        return [], [Problem(path, f"{path}: cannot parse: {type(error).__name__}", "unreadable")]
+
+    try:
+        context = FileContext(path, text, module)
+    except Exception as error:  # noqa: BLE001 - a crash in shared analysis must not stop the run
+        detail = traceback.format_exc()
+        return [], [Problem(path, f"{path}: internal error while analysing loops: {type(error).__name__}: {error}",
+                            "internal", detail)]
+
+    diagnostics: List[Diagnostic] = []
+    problems: List[Problem] = []
+    for rule in rules:
+        try:
+            for finding in rule().check(context):
+                line, column, end_line, end_column = context.span(finding.node)
+                diagnostics.append(
+                    Diagnostic(rule.code, rule.name, finding.severity or rule.severity, finding.message, path,
+                               line, column, end_line, end_column, finding.fix)
+                )
+        except Exception as error:  # noqa: BLE001 - one rule's crash must not hide the others
+            problems.append(Problem(path, f"{path}: rule {rule.code} ({rule.name}) crashed: "
+                                          f"{type(error).__name__}: {error}", "internal", traceback.format_exc()))
+    diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
+    diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
+    return diagnostics, problems
+
+
+def _suppressed(diagnostic: Diagnostic, lines: List[str]) -> bool:
+    if diagnostic.line > len(lines):
+        return False
+    match = _NOQA.search(lines[diagnostic.line - 1])
+    if match is None:
+        return False
+    codes = match.group("codes")
+    if not codes:
+        return True
+    wanted = {code.strip().upper() for code in codes.split(",")}
+    return diagnostic.code.upper() in wanted or diagnostic.name.upper() in wanted
+
+
+def lint_path(path: Path, rules: Sequence[Type], display: Optional[str] = None) -> LintResult:
+    shown = display or str(path)
+    try:
+        source = read_source(path)
+    except UnreadableFile as error:
+        return LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
+    diagnostics, problems = lint_source(source.text, shown, rules)
+    return LintResult(shown, tuple(diagnostics), tuple(problems), source)

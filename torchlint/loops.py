@@ -1,0 +1,1014 @@
+"""Training-loop facts: the model every rule asks its questions of.
+
+A *training loop* is a `for`/`while` statement whose body, looking through
+`if`/`with`/`try` but not into nested loops, functions or classes, calls a
+backward (`loss.backward()`, `torch.autograd.backward(loss)`,
+`scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+`self.manual_backward(loss)`) or `torch.autograd.grad`.
+
+For each such loop this module records, in program order, every backward,
+optimizer step, gradient reset, scheduler step, call and assignment in its
+body (nested loops included, marked by depth), with the `if` guards and
+`with` contexts on the way to it; the loop counter and where it starts; and
+answers the questions rules share: which condition guards a step and what
+accumulation count it names, where a loss comes from and whether it was
+divided, which names carry values from one iteration to the next.
+Rules never re-walk the tree to rediscover these facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from torchlint.names import (
+    GRAD_SCALERS,
+    ModuleNames,
+    dotted_name,
+    int_value,
+    is_true,
+    iter_names,
+    keyword,
+    last_component,
+    positional,
+    string_value,
+)
+
+Loop = Union[cst.For, cst.While]
+Block = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
+
+# Wrappers around an iterable that keep its elements and their order.
+_PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
+_FRAMEWORK_BACKWARD_OWNERS = ("accelerator", "fabric", "engine")
+_FRAMEWORK_CLASSES = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "deepspeed.initialize")
+
+
+@dataclass(frozen=True)
+class Guard:
+    """An `if` between the loop and a statement; `negated` when in its `else`."""
+
+    test: cst.BaseExpression
+    negated: bool
+    node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where something happens in a loop body."""
+
+    order: int
+    node: cst.CSTNode
+    statement: cst.CSTNode  # the SimpleStatementLine/Suite holding it
+    guards: Tuple[Guard, ...]
+    contexts: Tuple[cst.BaseExpression, ...]  # `with` items between loop and site
+    depth: int  # nested loops between the training loop and the site
+
+    @property
+    def guard_nodes(self) -> FrozenSet[int]:
+        return frozenset(id(guard.node) for guard in self.guards)
+
+    def runs_whenever(self, other: "Site") -> bool:
+        """True when every guard of this site also guards `other`."""
+        mine = [(id(g.node), g.negated) for g in self.guards]
+        theirs = {(id(g.node), g.negated) for g in other.guards}
+        return all(guard in theirs for guard in mine)
+
+    @property
+    def on_own_line(self) -> bool:
+        """The statement is alone on an indented line, so it can be moved or deleted."""
+        return isinstance(self.statement, cst.SimpleStatementLine) and len(self.statement.body) == 1
+
+
+@dataclass(frozen=True)
+class BackwardSite(Site):
+    """A backward (or `autograd.grad`) call and the tensor it starts from."""
+
+    loss: Optional[cst.BaseExpression] = None
+    kind: str = "tensor"  # tensor | autograd | scaler | framework | manual | grad
+    retain_graph: Optional[cst.Arg] = None
+    create_graph: bool = False
+    receiver: Optional[str] = None  # `accelerator` in `accelerator.backward(loss)`
+
+    @property
+    def loss_name(self) -> Optional[str]:
+        return dotted_name(self.loss) if self.loss is not None else None
+
+
+@dataclass(frozen=True)
+class StepSite(Site):
+    """`<receiver>.step(...)`, or `scaler.step(optimizer)` (receiver = `optimizer`)."""
+
+    receiver: str = ""
+    via_scaler: bool = False
+
+
+@dataclass(frozen=True)
+class ResetSite(Site):
+    """A gradient reset: `zero_grad()`, `p.grad = None`, `p.grad.zero_()`, or a helper that does one."""
+
+    target: str = ""
+    kind: str = "zero_grad"
+
+
+@dataclass(frozen=True)
+class CallSite(Site):
+    callee: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Assignment(Site):
+    """`target <operator> value`; `operator` is `=` or an augmented one like `+=`."""
+
+    target: str = ""
+    operator: str = "="
+    value: Optional[cst.BaseExpression] = None
+
+    @property
+    def reads_target(self) -> bool:
+        if self.operator != "=":
+            return True
+        return self.value is not None and self.target in set(iter_names(self.value))
+
+
+@dataclass(frozen=True)
+class LoopCounter:
+    """A name that counts micro-batches, and its value on the first one."""
+
+    name: str
+    start: Optional[int]  # None when the start cannot be read from the code
+    source: str  # enumerate | range | count | manual
+    increment: Optional[Assignment] = None  # the `name += 1` of a manual counter
+    origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
+
+    def value_at(self, order: int) -> Optional[int]:
+        """The counter's value on the first micro-batch, read at program point `order`."""
+        if self.start is None:
+            return None
+        if self.increment is not None and self.increment.order < order:
+            return self.start + 1
+        return self.start
+
+
+@dataclass(frozen=True)
+class AccumulationCheck:
+    """A condition that lets the step through once per accumulation window.
+
+    `kind` is `modulo` (`i % N == 0`, `(i + 1) % N == 0`, `i % N == N - 1`,
+    `not i % N`) or `count` (`micro == N`, `micro >= N`).
+    """
+
+    kind: str
+    expression: cst.BaseExpression  # the comparison (or `not`) to rewrite
+    operand: cst.BaseExpression  # `i` or `(i + 1)`
+    counter: Optional[str]
+    offset: int
+    count: cst.BaseExpression
+    remainder: str  # zero | last | other
+    guard: Guard
+
+
+@dataclass(frozen=True)
+class LossOrigin:
+    """Where a loss tensor comes from, as far as the loop body shows."""
+
+    divided: bool = False
+    reductions: FrozenSet[str] = frozenset()  # mean | sum | none | unknown | outside
+    sources: Tuple[str, ...] = ()
+
+    def merge(self, other: "LossOrigin") -> "LossOrigin":
+        sources = self.sources + tuple(s for s in other.sources if s not in self.sources)
+        return LossOrigin(self.divided or other.divided, self.reductions | other.reductions, sources)
+
+    @property
+    def is_mean(self) -> bool:
+        """Every known part is mean-reduced (PyTorch's default), nothing is summed."""
+        known = self.reductions - {"outside"}
+        return bool(known) and known <= {"mean", "unknown"}
+
+
+@dataclass(frozen=True)
+class TrainingLoop:
+    node: Loop
+    function: Optional[cst.FunctionDef]
+    class_def: Optional[cst.ClassDef]
+    enclosing: Tuple[Tuple[Block, int], ...]  # blocks around the loop, and its index in each
+    backwards: Tuple[BackwardSite, ...]
+    steps: Tuple[StepSite, ...]  # every `.step()`: optimizers, schedulers and others
+    resets: Tuple[ResetSite, ...]
+    calls: Tuple[CallSite, ...]
+    assignments: Tuple[Assignment, ...]
+    counters: Tuple[LoopCounter, ...]
+    optimizer_names: FrozenSet[str] = field(default=frozenset())
+    scheduler_names: FrozenSet[str] = field(default=frozenset())
+
+    # --- the questions rules ask ------------------------------------------------
+
+    @property
+    def loop_backwards(self) -> Tuple[BackwardSite, ...]:
+        """Backward calls that make this a training loop (not nested, not `autograd.grad`)."""
+        return tuple(b for b in self.backwards if b.depth == 0 and b.kind != "grad")
+
+    @property
+    def optimizer_steps(self) -> Tuple[StepSite, ...]:
+        return tuple(s for s in self.steps if s.receiver in self.optimizer_names)
+
+    @property
+    def scheduler_steps(self) -> Tuple[StepSite, ...]:
+        return tuple(s for s in self.steps if s.receiver in self.scheduler_names and not s.via_scaler)
+
+    def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
+        for counter in self.counters:
+            if counter.name == name:
+                return counter
+        return None
+
+    def accumulation_checks(self, site: Site) -> List[AccumulationCheck]:
+        """Every accumulation condition among the `if`s guarding `site` (normally a step)."""
+        checks = []
+        for guard in site.guards:
+            if guard.negated:
+                continue
+            for check in _accumulation_checks(guard.test, guard):
+                if check.kind == "count" and self.counter(check.counter) is None:
+                    continue
+                if int_value(check.count) == 1:
+                    continue
+                checks.append(check)
+        return checks
+
+    def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
+        checks = self.accumulation_checks(site)
+        return checks[0] if checks else None
+
+    def assignments_to(self, name: str, before: int) -> List[Assignment]:
+        return [a for a in self.assignments if a.target == name and a.order < before]
+
+    def first_assignment(self, name: str) -> Optional[Assignment]:
+        for assignment in self.assignments:
+            if assignment.target == name and assignment.depth == 0:
+                return assignment
+        return None
+
+    def carried(self, name: str) -> Optional[Assignment]:
+        """The update through which `name` carries its value into the next iteration.
+
+        True of `loss += f(x)` and `h = model(x, h)` when no plain assignment
+        re-initialises `name` earlier in the same iteration.
+        """
+        first = self.first_assignment(name)
+        if first is not None and first.reads_target:
+            return first
+        return None
+
+    def accumulator(self, name: str) -> Optional[Assignment]:
+        """`name += term` / `name = name + term` carried across iterations."""
+        first = self.carried(name)
+        if first is None:
+            return None
+        if first.operator == "+=":
+            return first
+        value = first.value
+        if first.operator == "=" and isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            sides = (dotted_name(value.left), dotted_name(value.right))
+            if name in sides:
+                return first
+        return None
+
+    def reassigned_after(self, name: str, site: Site) -> bool:
+        """`name` gets a fresh value later in the iteration whenever `site` runs."""
+        for assignment in self.assignments:
+            if assignment.target != name or assignment.order <= site.order or assignment.depth != 0:
+                continue
+            if assignment.runs_whenever(site) and (not assignment.reads_target or _is_detach(assignment.value, name)):
+                return True
+        return False
+
+    def feeding_names(self, expression: cst.BaseExpression, before: int, limit: int = 40) -> Set[str]:
+        """Names whose values flow into `expression` through this iteration's assignments."""
+        seen: Set[str] = set()
+        pending = [(name, before) for name in iter_names(expression)]
+        while pending and len(seen) < limit:
+            name, order = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for assignment in self.assignments_to(name, order):
+                if assignment.value is not None:
+                    pending.extend((n, assignment.order) for n in iter_names(assignment.value))
+        return seen
+
+    def origin(self, expression: cst.BaseExpression, use: Site, names: ModuleNames) -> LossOrigin:
+        """Trace a loss expression used at `use` back through the loop body to its criterion."""
+        return _OriginTracer(self, names, use).trace(expression, use.order, 0)
+
+
+def _is_detach(value: Optional[cst.BaseExpression], name: str) -> bool:
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in ("detach", "item")
+        and dotted_name(value.func.value) == name
+    )
+
+
+# --- accumulation conditions ----------------------------------------------------
+
+
+def _accumulation_checks(test: cst.BaseExpression, guard: Guard) -> Iterable[AccumulationCheck]:
+    if isinstance(test, cst.BooleanOperation):
+        yield from _accumulation_checks(test.left, guard)
+        yield from _accumulation_checks(test.right, guard)
+        return
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if _is_modulo(test.expression):
+            yield _modulo_check(test, test.expression, "zero", guard)
+        return
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    if isinstance(target.operator, cst.Equal):
+        for modulo, other in ((left, right), (right, left)):
+            if _is_modulo(modulo):
+                yield _modulo_check(test, modulo, _remainder_kind(modulo, other), guard)
+                return
+    if isinstance(target.operator, (cst.Equal, cst.GreaterThanEqual)):
+        counter = dotted_name(left)
+        if counter is not None and not _is_number(right):
+            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard)
+        elif counter is not None and int_value(right) is not None and int_value(right) > 1:
+            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard)
+
+
+def _is_modulo(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _remainder_kind(modulo: cst.BinaryOperation, other: cst.BaseExpression) -> str:
+    if int_value(other) == 0:
+        return "zero"
+    if (
+        isinstance(other, cst.BinaryOperation)
+        and isinstance(other.operator, cst.Subtract)
+        and int_value(other.right) == 1
+        and _same_code(other.left, modulo.right)
+    ):
+        return "last"
+    count = int_value(modulo.right)
+    if count is not None and int_value(other) == count - 1:
+        return "last"
+    return "other"
+
+
+def _same_code(a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    return a.deep_equals(b)
+
+
+def _modulo_check(
+    expression: cst.BaseExpression, modulo: cst.BinaryOperation, remainder: str, guard: Guard
+) -> AccumulationCheck:
+    operand = modulo.left
+    counter, offset = dotted_name(operand), 0
+    if isinstance(operand, cst.BinaryOperation) and isinstance(operand.operator, cst.Add):
+        for name_side, number_side in ((operand.left, operand.right), (operand.right, operand.left)):
+            number = int_value(number_side)
+            if dotted_name(name_side) is not None and number is not None:
+                counter, offset = dotted_name(name_side), number
+                break
+        else:
+            counter = None
+    return AccumulationCheck("modulo", expression, operand, counter, offset, modulo.right, remainder, guard)
+
+
+# --- where a loss comes from -------------------------------------------------------
+
+
+class _OriginTracer:
+    _MAX_DEPTH = 12
+
+    def __init__(self, loop: TrainingLoop, names: ModuleNames, use: Site) -> None:
+        self.loop = loop
+        self.names = names
+        self.use = use
+
+    def trace(self, node: cst.BaseExpression, before: int, depth: int) -> LossOrigin:
+        if depth > self._MAX_DEPTH:
+            return LossOrigin(reductions=frozenset({"unknown"}))
+        depth += 1
+        if _is_number(node):
+            return LossOrigin()
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node, before, depth)
+        if isinstance(node, cst.UnaryOperation):
+            return self.trace(node.expression, before, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, before, depth)
+        if isinstance(node, cst.Attribute) and node.attr.value == "loss":
+            return LossOrigin(reductions=frozenset({"mean"}), sources=(dotted_name(node) or "outputs.loss",))
+        name = dotted_name(node)
+        if name is not None:
+            return self._name(name, before, depth)
+        return LossOrigin(reductions=frozenset({"unknown"}))
+
+    def _binary(self, node: cst.BinaryOperation, before: int, depth: int) -> LossOrigin:
+        operator = node.operator
+        if isinstance(operator, (cst.Divide, cst.FloorDivide)):
+            left = self.trace(node.left, before, depth)
+            return LossOrigin(True, left.reductions, left.sources)
+        if isinstance(operator, cst.Multiply):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if _is_reciprocal(side):
+                    traced = self.trace(other, before, depth)
+                    return LossOrigin(True, traced.reductions, traced.sources)
+        return self.trace(node.left, before, depth).merge(self.trace(node.right, before, depth))
+
+    def _call(self, node: cst.Call, before: int, depth: int) -> LossOrigin:
+        func = node.func
+        qualified = self.names.callee(node)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            if method in ("div", "div_", "true_divide"):
+                traced = self.trace(receiver, before, depth)
+                return LossOrigin(True, traced.reductions, traced.sources)
+            if method in ("mean", "sum") and qualified is None:
+                traced = self.trace(receiver, before, depth)
+                if "none" in traced.reductions:
+                    return LossOrigin(traced.divided, (traced.reductions - {"none"}) | {method}, traced.sources)
+                return traced
+            if method in ("float", "to", "cuda", "squeeze", "clone", "contiguous", "double", "half"):
+                return self.trace(receiver, before, depth)
+        if qualified in ("torch.div", "torch.true_divide"):
+            first = positional(node, 0)
+            traced = self.trace(first, before, depth) if first is not None else LossOrigin()
+            return LossOrigin(True, traced.reductions, traced.sources)
+        if qualified in ("torch.mean", "torch.sum") and positional(node, 0) is not None:
+            traced = self.trace(positional(node, 0), before, depth)
+            kind = last_component(qualified)
+            return LossOrigin(traced.divided, (traced.reductions - {"none"}) | {kind}, traced.sources)
+        if qualified is not None and self.names.is_loss_function(qualified):
+            return LossOrigin(reductions=frozenset({_reduction(node)}), sources=(dotted_name(func) or qualified,))
+        if isinstance(func, cst.Call):
+            constructor = self.names.callee(func)
+            if constructor is not None and self.names.is_loss_class(constructor):
+                return LossOrigin(reductions=frozenset({_reduction(func)}), sources=(dotted_name(func.func) or "",))
+        callee = dotted_name(func)
+        if callee is not None:
+            reductions = set()
+            for value in self.names.values_of(callee):
+                if isinstance(value, cst.Call):
+                    constructor = self.names.callee(value)
+                    if constructor is not None and self.names.is_loss_class(constructor):
+                        reductions.add(_reduction(value))
+            if reductions:
+                return LossOrigin(reductions=frozenset(reductions), sources=(callee,))
+        return LossOrigin(reductions=frozenset({"unknown"}), sources=(callee or "a call",))
+
+    def _name(self, name: str, before: int, depth: int) -> LossOrigin:
+        result = LossOrigin()
+        for assignment in reversed(self.loop.assignments_to(name, before)):
+            value = assignment.value
+            if value is None:
+                continue
+            if assignment.operator in ("/=", "//="):
+                result = result.merge(LossOrigin(divided=True))
+                continue
+            if assignment.operator == "*=" and _is_reciprocal(value):
+                result = result.merge(LossOrigin(divided=True))
+                continue
+            if assignment.operator in ("+=", "-=", "*="):
+                result = result.merge(self.trace(value, assignment.order, depth))
+                continue
+            if assignment.operator != "=":
+                continue
+            result = result.merge(self.trace(value, assignment.order, depth))
+            # A plain assignment that runs whenever the loss is used ends the trace;
+            # one under a narrower `if` may be skipped, so earlier values count too.
+            if assignment.reads_target or assignment.runs_whenever(self.use):
+                return result
+        return result.merge(LossOrigin(reductions=frozenset({"outside"})))
+
+
+def _is_reciprocal(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Divide)
+        and isinstance(node.left, (cst.Integer, cst.Float))
+        and float(node.left.value) == 1.0
+    )
+
+
+def _reduction(call: cst.Call) -> str:
+    value = string_value(keyword(call, "reduction"))
+    if value in ("sum", "none", "mean"):
+        return value
+    size_average, reduce = keyword(call, "size_average"), keyword(call, "reduce")
+    if isinstance(size_average, cst.Name) and size_average.value == "False":
+        return "sum"
+    if isinstance(reduce, cst.Name) and reduce.value == "False":
+        return "none"
+    return "mean" if value is None else "unknown"
+
+
+# --- building the facts -------------------------------------------------------------
+
+
+def find_training_loops(module: cst.Module, names: ModuleNames) -> List[TrainingLoop]:
+    finder = _LoopFinder(names)
+    finder.walk(_block_statements(module), (), None, None)
+    return finder.loops
+
+
+def _block_statements(owner: cst.CSTNode) -> Block:
+    body = getattr(owner, "body", None)
+    if isinstance(owner, cst.Module):
+        return owner.body
+    if isinstance(body, cst.IndentedBlock):
+        return body.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return (body,)
+    return ()
+
+
+def _children_blocks(statement: cst.CSTNode) -> List[Tuple[cst.CSTNode, Optional[Tuple[cst.BaseExpression, bool]]]]:
+    """The owners of the blocks nested in a compound statement, with the guard each adds."""
+    if isinstance(statement, cst.If):
+        blocks: List = [(statement, (statement.test, False))]
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            blocks.append((orelse, "elif"))
+        elif isinstance(orelse, cst.Else):
+            blocks.append((orelse, (statement.test, True)))
+        return blocks
+    if isinstance(statement, (cst.For, cst.While)):
+        blocks = [(statement, None)]
+        if statement.orelse is not None:
+            blocks.append((statement.orelse, None))
+        return blocks
+    if isinstance(statement, cst.With):
+        return [(statement, None)]
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        blocks = [(statement, None)]
+        blocks.extend((handler, None) for handler in statement.handlers)
+        if statement.orelse is not None:
+            blocks.append((statement.orelse, None))
+        if statement.finalbody is not None:
+            blocks.append((statement.finalbody, None))
+        return blocks
+    if isinstance(statement, cst.Match):
+        return [(case, (statement.subject, False)) for case in statement.cases]
+    return []
+
+
+class _LoopFinder:
+    def __init__(self, names: ModuleNames) -> None:
+        self.names = names
+        self.loops: List[TrainingLoop] = []
+
+    def walk(
+        self,
+        statements: Block,
+        chain: Tuple[Tuple[Block, int], ...],
+        function: Optional[cst.FunctionDef],
+        class_def: Optional[cst.ClassDef],
+    ) -> None:
+        for index, statement in enumerate(statements):
+            here = chain + ((statements, index),)
+            if isinstance(statement, (cst.For, cst.While)) and _calls_backward_directly(statement, self.names):
+                self.loops.append(_LoopBuilder(self.names, statement, function, class_def, here).build())
+            if isinstance(statement, cst.FunctionDef):
+                self.walk(_block_statements(statement), (), statement, class_def)
+            elif isinstance(statement, cst.ClassDef):
+                self.walk(_block_statements(statement), (), None, statement)
+            else:
+                for owner, _ in _children_blocks(statement):
+                    if owner is statement or not isinstance(owner, cst.If):
+                        self.walk(_block_statements(owner), here, function, class_def)
+                    else:
+                        self.walk((owner,), here, function, class_def)
+
+
+def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
+    stack: List = list(_block_statements(loop))
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if any(_classify_backward(call, names) is not None for call in _calls_in(statement)):
+                return True
+        elif isinstance(statement, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            continue
+        elif isinstance(statement, cst.If):
+            stack.extend(_block_statements(statement))
+            if statement.orelse is not None:
+                stack.append(statement.orelse)
+        elif isinstance(statement, cst.Else):
+            stack.extend(_block_statements(statement))
+        else:
+            for owner, _ in _children_blocks(statement):
+                stack.extend(_block_statements(owner))
+    return False
+
+
+class _CallCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: List[cst.Call] = []
+
+    def leave_Call(self, node: cst.Call) -> None:
+        # Post-order: inner calls (`crit(out, y)`) before the call that uses them.
+        self.calls.append(node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    collector = _CallCollector()
+    node.visit(collector)
+    return collector.calls
+
+
+def _classify_backward(call: cst.Call, names: ModuleNames) -> Optional[Tuple[str, Optional[cst.BaseExpression], Optional[str]]]:
+    """(kind, loss expression, framework receiver) for a backward-like call."""
+    func = call.func
+    qualified = names.callee(call)
+    if qualified in ("torch.autograd.backward",):
+        return "autograd", positional(call, 0) or keyword(call, "tensors"), None
+    if qualified in ("torch.autograd.grad",):
+        return "grad", positional(call, 0) or keyword(call, "outputs"), None
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    receiver = func.value
+    if method == "manual_backward":
+        return "manual", positional(call, 0), None
+    if method != "backward":
+        return None
+    if (
+        isinstance(receiver, cst.Call)
+        and isinstance(receiver.func, cst.Attribute)
+        and receiver.func.attr.value == "scale"
+        and positional(receiver, 0) is not None
+    ):
+        return "scaler", positional(receiver, 0), dotted_name(receiver.func.value)
+    owner = dotted_name(receiver)
+    if owner is not None and positional(call, 0) is not None and _is_framework(owner, names):
+        return "framework", positional(call, 0), owner
+    return "tensor", receiver, None
+
+
+def _is_framework(owner: str, names: ModuleNames) -> bool:
+    short = last_component(owner).lower()
+    if any(word in short for word in _FRAMEWORK_BACKWARD_OWNERS):
+        return True
+    return any(c.startswith(_FRAMEWORK_CLASSES) for c in names.constructors_of(owner))
+
+
+def _retain_graph_arg(call: cst.Call, kind: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("retain_graph", "keep_graph") and is_true(arg.value):
+            return arg
+    if kind == "tensor":
+        position = 0
+        for arg in call.args:
+            if arg.keyword is None:
+                if position == 1 and is_true(arg.value):
+                    return arg
+                position += 1
+    return None
+
+
+class _LoopBuilder:
+    def __init__(
+        self,
+        names: ModuleNames,
+        loop: Loop,
+        function: Optional[cst.FunctionDef],
+        class_def: Optional[cst.ClassDef],
+        enclosing: Tuple[Tuple[Block, int], ...],
+    ) -> None:
+        self.names = names
+        self.loop = loop
+        self.function = function
+        self.class_def = class_def
+        self.enclosing = enclosing
+        self.order = 0
+        self.backwards: List[BackwardSite] = []
+        self.steps: List[StepSite] = []
+        self.resets: List[ResetSite] = []
+        self.calls: List[CallSite] = []
+        self.assignments: List[Assignment] = []
+
+    def build(self) -> TrainingLoop:
+        self._walk(_block_statements(self.loop), (), (), 0)
+        draft = TrainingLoop(
+            node=self.loop,
+            function=self.function,
+            class_def=self.class_def,
+            enclosing=self.enclosing,
+            backwards=tuple(self.backwards),
+            steps=tuple(self.steps),
+            resets=tuple(self.resets),
+            calls=tuple(self.calls),
+            assignments=tuple(self.assignments),
+            counters=(),
+        )
+        receivers = {step.receiver for step in self.steps}
+        optimizers = frozenset(r for r in receivers if self._is_optimizer(r, draft))
+        schedulers = frozenset(r for r in receivers - optimizers if self._is_scheduler(r))
+        return TrainingLoop(
+            **{**draft.__dict__, "counters": tuple(self._counters(draft)),
+               "optimizer_names": optimizers, "scheduler_names": schedulers}
+        )
+
+    # --- walking the body -----------------------------------------------------------
+
+    def _walk(self, statements: Block, guards: Tuple[Guard, ...], contexts: Tuple, depth: int) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in statement.body:
+                    self._small_statement(small, statement, guards, contexts, depth)
+            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            elif isinstance(statement, cst.If):
+                self._record_calls(statement.test, statement, guards, contexts, depth)
+                self._walk(_block_statements(statement), guards + (Guard(statement.test, False, statement),),
+                           contexts, depth)
+                orelse = statement.orelse
+                if orelse is not None:
+                    negated = guards + (Guard(statement.test, True, statement),)
+                    if isinstance(orelse, cst.If):
+                        self._walk((orelse,), negated, contexts, depth)
+                    else:
+                        self._walk(_block_statements(orelse), negated, contexts, depth)
+            elif isinstance(statement, cst.With):
+                for item in statement.items:
+                    self._record_calls(item.item, statement, guards, contexts, depth)
+                inner = contexts + tuple(item.item for item in statement.items)
+                self._walk(_block_statements(statement), guards, inner, depth)
+            elif isinstance(statement, (cst.For, cst.While)):
+                header = statement.iter if isinstance(statement, cst.For) else statement.test
+                self._record_calls(header, statement, guards, contexts, depth)
+                self._walk(_block_statements(statement), guards, contexts, depth + 1)
+                if statement.orelse is not None:
+                    self._walk(_block_statements(statement.orelse), guards, contexts, depth + 1)
+            else:
+                for owner, guard in _children_blocks(statement):
+                    extra = (Guard(guard[0], guard[1], owner),) if isinstance(guard, tuple) else ()
+                    self._walk(_block_statements(owner), guards + extra, contexts, depth)
+
+    def _next(self) -> int:
+        self.order += 1
+        return self.order
+
+    def _record_calls(self, node: cst.CSTNode, statement: cst.CSTNode, guards, contexts, depth: int) -> None:
+        for call in _calls_in(node):
+            self._call(call, statement, guards, contexts, depth)
+
+    def _small_statement(self, small, statement, guards, contexts, depth: int) -> None:
+        self._record_calls(small, statement, guards, contexts, depth)
+        common = dict(statement=statement, guards=guards, contexts=contexts, depth=depth)
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                self._assign(target.target, "=", small.value, small, common)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._assign(small.target, "=", small.value, small, common)
+        elif isinstance(small, cst.AugAssign):
+            operator = small.operator.__class__.__name__
+            symbol = _AUGMENTED.get(operator, "?=")
+            self._assign(small.target, symbol, small.value, small, common)
+
+    def _assign(self, target, operator: str, value, node, common) -> None:
+        targets = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+        if targets is not None:
+            for element in targets:
+                name = dotted_name(element.value)
+                if name is not None:
+                    self.assignments.append(Assignment(self._next(), node, target=name, operator=operator,
+                                                       value=value, **common))
+            return
+        if isinstance(target, cst.Attribute) and target.attr.value == "grad" and _is_none(value):
+            self.resets.append(ResetSite(self._next(), node, target=dotted_name(target.value) or "",
+                                         kind="grad = None", **common))
+        name = dotted_name(target)
+        if name is not None:
+            self.assignments.append(Assignment(self._next(), node, target=name, operator=operator, value=value,
+                                               **common))
+
+    def _call(self, call: cst.Call, statement, guards, contexts, depth: int) -> None:
+        common = dict(statement=statement, guards=guards, contexts=contexts, depth=depth)
+        backward = _classify_backward(call, self.names)
+        if backward is not None:
+            kind, loss, receiver = backward
+            create = keyword(call, "create_graph")
+            self.backwards.append(
+                BackwardSite(self._next(), call, loss=loss, kind=kind, retain_graph=_retain_graph_arg(call, kind),
+                             create_graph=is_true(create), receiver=receiver, **common)
+            )
+            return
+        func = call.func
+        callee = dotted_name(func)
+        self.calls.append(CallSite(self._next(), call, callee=callee, **common))
+        if not isinstance(func, cst.Attribute):
+            if callee is not None and self._helper_resets(callee):
+                self.resets.append(ResetSite(self._next(), call, target=callee, kind="helper", **common))
+            return
+        method = func.attr.value
+        receiver = dotted_name(func.value)
+        if method == "step":
+            scaled = positional(call, 0)
+            if receiver is not None and scaled is not None and self._is_scaler(receiver):
+                self.steps.append(StepSite(self._next(), call, receiver=dotted_name(scaled) or "", via_scaler=True,
+                                           **common))
+            elif receiver is not None:
+                self.steps.append(StepSite(self._next(), call, receiver=receiver, **common))
+        elif method == "zero_grad":
+            self.resets.append(ResetSite(self._next(), call, target=receiver or "", kind="zero_grad", **common))
+        elif method in ("zero_", "detach_") and isinstance(func.value, cst.Attribute) and _ends_in_grad(func.value):
+            self.resets.append(ResetSite(self._next(), call, target=receiver or "", kind="grad.zero_()", **common))
+        elif callee is not None and callee.startswith("self.") and self._helper_resets(callee[5:]):
+            self.resets.append(ResetSite(self._next(), call, target=callee, kind="helper", **common))
+
+    # --- what the receivers are -------------------------------------------------------
+
+    def _is_scaler(self, receiver: str) -> bool:
+        if "scaler" in last_component(receiver).lower():
+            return True
+        return any(c in GRAD_SCALERS for c in self.names.constructors_of(receiver))
+
+    def _is_scheduler(self, receiver: str) -> bool:
+        if any(self.names.is_scheduler_class(c) for c in self.names.constructors_of(receiver)):
+            return True
+        return "sched" in last_component(receiver).lower()
+
+    def _is_optimizer(self, receiver: str, loop: TrainingLoop) -> bool:
+        constructors = self.names.constructors_of(receiver)
+        if any(self.names.is_scheduler_class(c) for c in constructors):
+            return False
+        if any(self.names.is_optimizer_class(c) for c in constructors) or any(
+            c.endswith("Optimizer") for c in constructors
+        ):
+            return True
+        for value in self.names.values_of(receiver):
+            if isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(".optimizers"):
+                return True
+        if any(step.receiver == receiver and step.via_scaler for step in loop.steps):
+            return True
+        if any(reset.target == receiver and reset.kind == "zero_grad" for reset in loop.resets):
+            return True
+        if self.function is not None and receiver in _zero_grad_receivers(self.function):
+            return True
+        short = last_component(receiver).lower()
+        if "sched" in short:
+            return False
+        return "optim" in short or short in ("opt", "optim") or short.startswith("opt_") or short.endswith("_opt")
+
+    def _helper_resets(self, name: str) -> bool:
+        for function in self.names.functions.get(name, ()):
+            if function is self.function:
+                continue
+            if _function_resets(function):
+                return True
+        return False
+
+    # --- counters -------------------------------------------------------------------
+
+    def _counters(self, loop: TrainingLoop) -> List[LoopCounter]:
+        counters: List[LoopCounter] = []
+        if isinstance(self.loop, cst.For):
+            counter = self._header_counter(self.loop)
+            if counter is not None:
+                counters.append(counter)
+        for assignment in loop.assignments:
+            if assignment.depth != 0 or assignment.guards or not _is_increment(assignment):
+                continue
+            if any(c.name == assignment.target for c in counters):
+                continue
+            start = self._initial_value(assignment.target)
+            counters.append(LoopCounter(assignment.target, start, "manual", assignment, None))
+        return counters
+
+    def _header_counter(self, loop: cst.For) -> Optional[LoopCounter]:
+        iterable = _unwrap(loop.iter, self.names)
+        if not isinstance(iterable, cst.Call):
+            return None
+        callee = dotted_name(iterable.func) or ""
+        qualified = self.names.callee(iterable) or callee
+        short = last_component(callee)
+        target = loop.target
+        if short == "enumerate":
+            if not isinstance(target, (cst.Tuple, cst.List)) or not target.elements:
+                return None
+            name = dotted_name(target.elements[0].value)
+            start_node = positional(iterable, 1) or keyword(iterable, "start")
+            start = 0 if start_node is None else int_value(start_node)
+            return LoopCounter(name, start, "enumerate", None, iterable) if name else None
+        name = dotted_name(target)
+        if name is None:
+            return None
+        if short == "range" and callee == "range":
+            first = positional(iterable, 0)
+            start = 0 if positional(iterable, 1) is None else int_value(first)
+            return LoopCounter(name, start, "range", None, iterable)
+        if qualified == "itertools.count" or callee == "count":
+            first = positional(iterable, 0) or keyword(iterable, "start")
+            return LoopCounter(name, 0 if first is None else int_value(first), "count", None, iterable)
+        return None
+
+    def _initial_value(self, name: str) -> Optional[int]:
+        for statements, index in reversed(self.enclosing):
+            for statement in reversed(statements[:index]):
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and any(dotted_name(t.target) == name for t in small.targets):
+                        return int_value(small.value)
+                    if isinstance(small, cst.AnnAssign) and dotted_name(small.target) == name:
+                        return int_value(small.value) if small.value is not None else None
+        return None
+
+
+_AUGMENTED = {
+    "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
+    "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=", "MatrixMultiplyAssign": "@=",
+    "BitOrAssign": "|=", "BitAndAssign": "&=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
+    "RightShiftAssign": ">>=",
+}
+
+
+def _is_none(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _ends_in_grad(node: cst.Attribute) -> bool:
+    """`p.grad` or `p.grad.data`."""
+    if node.attr.value == "grad":
+        return True
+    return node.attr.value == "data" and isinstance(node.value, cst.Attribute) and node.value.attr.value == "grad"
+
+
+def _is_increment(assignment: Assignment) -> bool:
+    if assignment.operator == "+=":
+        return int_value(assignment.value) == 1
+    value = assignment.value
+    return (
+        assignment.operator == "="
+        and isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Add)
+        and dotted_name(value.left) == assignment.target
+        and int_value(value.right) == 1
+    )
+
+
+def _unwrap(node: cst.BaseExpression, names: ModuleNames) -> cst.BaseExpression:
+    """`tqdm(enumerate(loader), total=n)` -> `enumerate(loader)`."""
+    while isinstance(node, cst.Call):
+        callee = dotted_name(node.func)
+        if callee is None or last_component(callee) not in _PASS_THROUGH_WRAPPERS:
+            return node
+        inner = positional(node, 0)
+        if inner is None:
+            return node
+        node = inner
+    return node
+
+
+class _ResetFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+        self.zero_grad_receivers: Set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "zero_grad":
+                self.found = True
+                receiver = dotted_name(func.value)
+                if receiver:
+                    self.zero_grad_receivers.add(receiver)
+            elif func.attr.value in ("zero_", "detach_") and isinstance(func.value, cst.Attribute) and _ends_in_grad(
+                func.value
+            ):
+                self.found = True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "grad" and _is_none(node.value):
+                self.found = True
+
+
+def _function_resets(function: cst.FunctionDef) -> bool:
+    finder = _ResetFinder()
+    function.body.visit(finder)
+    return finder.found
+
+
+def _zero_grad_receivers(function: cst.FunctionDef) -> Set[str]:
+    finder = _ResetFinder()
+    function.body.visit(finder)
+    return finder.zero_grad_receivers

@@ -1,0 +1,286 @@
+"""Module-level name facts: import aliases, bindings, and what torch APIs they name.
+
+A cheap alternative to LibCST's QualifiedNameProvider: one pass over the
+module's imports gives an alias table, so `nn.MSELoss`, `torch.nn.MSELoss`
+and `from torch.nn import MSELoss as M; M` all resolve to
+`torch.nn.MSELoss`. Bindings record what each name (or `self.attr`) was
+assigned, wherever in the file, so a rule can ask "was `criterion` built
+with `reduction='sum'`?".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import libcst as cst
+
+TORCH_LOSS_CLASSES = frozenset(
+    {
+        "L1Loss", "MSELoss", "CrossEntropyLoss", "CTCLoss", "NLLLoss", "NLLLoss2d",
+        "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss",
+        "MarginRankingLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss", "HuberLoss",
+        "SmoothL1Loss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
+        "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    }
+)
+
+TORCH_LOSS_FUNCTIONS = frozenset(
+    {
+        "l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+        "binary_cross_entropy_with_logits", "kl_div", "smooth_l1_loss", "huber_loss",
+        "soft_margin_loss", "multilabel_soft_margin_loss", "multilabel_margin_loss",
+        "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+        "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
+        "triplet_margin_with_distance_loss", "ctc_loss", "multi_margin_loss",
+    }
+)
+
+# Optimizer constructors outside torch.optim that people use in training loops.
+OPTIMIZER_FACTORIES = frozenset(
+    {
+        "transformers.AdamW",
+        "transformers.Adafactor",
+        "transformers.optimization.AdamW",
+        "transformers.optimization.Adafactor",
+        "timm.optim.create_optimizer",
+        "timm.optim.create_optimizer_v2",
+        "torch.distributed.optim.ZeroRedundancyOptimizer",
+    }
+)
+OPTIMIZER_PACKAGES = ("torch.optim.", "bitsandbytes.optim.", "apex.optimizers.", "torch_optimizer.")
+
+GRAD_SCALERS = frozenset(
+    {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.GradScaler", "torch.cpu.amp.GradScaler"}
+)
+NO_GRAD_CONTEXTS = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+)
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` for a chain of names and attributes, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    return None
+
+
+def last_component(dotted: str) -> str:
+    return dotted.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """`target = value`, or the `index`-th element of a tuple unpacking."""
+
+    value: cst.BaseExpression
+    index: Optional[int] = None
+
+
+class ModuleNames:
+    """Import aliases and bindings of one module, collected in one walk."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.aliases: Dict[str, str] = {}
+        self.bindings: Dict[str, List[Binding]] = {}
+        self.annotations: Dict[str, List[cst.BaseExpression]] = {}
+        self.functions: Dict[str, List[cst.FunctionDef]] = {}
+        module.visit(_Collector(self))
+
+    # --- resolution -------------------------------------------------------------
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        """The fully qualified name `node` refers to, if it starts at an import."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        origin = self.aliases.get(head)
+        if origin is None:
+            return None
+        return f"{origin}.{rest}" if rest else origin
+
+    def callee(self, call: cst.Call) -> Optional[str]:
+        return self.qualify(call.func)
+
+    def values_of(self, target: str) -> List[cst.BaseExpression]:
+        """Every expression assigned to `target` (`name` or `self.attr`) in the file."""
+        values = []
+        for binding in self.bindings.get(target, ()):
+            value = binding.value
+            if binding.index is not None and isinstance(value, (cst.Tuple, cst.List)):
+                elements = value.elements
+                if binding.index < len(elements):
+                    values.append(elements[binding.index].value)
+                continue
+            values.append(value)
+        return values
+
+    def constructors_of(self, target: str) -> List[str]:
+        """Qualified names of the calls `target` was bound to, where resolvable."""
+        names = []
+        for value in self.values_of(target):
+            if isinstance(value, cst.Call):
+                name = self.callee(value)
+                if name:
+                    names.append(name)
+        for annotation in self.annotations.get(target, ()):
+            name = self.qualify(annotation)
+            if name:
+                names.append(name)
+        return names
+
+    # --- what a name is --------------------------------------------------------
+
+    def is_optimizer_class(self, qualified: str) -> bool:
+        if qualified in OPTIMIZER_FACTORIES:
+            return True
+        if "lr_scheduler" in qualified or "swa_utils" in qualified:
+            return False
+        return any(qualified.startswith(package) for package in OPTIMIZER_PACKAGES) and last_component(
+            qualified
+        )[:1].isupper()
+
+    def is_loss_class(self, qualified: str) -> bool:
+        return qualified.startswith("torch.nn.") and last_component(qualified) in TORCH_LOSS_CLASSES
+
+    def is_loss_function(self, qualified: str) -> bool:
+        return qualified.startswith("torch.nn.functional.") and last_component(qualified) in TORCH_LOSS_FUNCTIONS
+
+    def is_scheduler_class(self, qualified: str) -> bool:
+        return qualified.startswith("torch.optim.lr_scheduler.") or qualified.startswith("transformers.get_")
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, names: ModuleNames) -> None:
+        self.names = names
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.names.aliases[alias.asname.name.value] = full
+            else:
+                head = full.split(".", 1)[0]
+                self.names.aliases[head] = head
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module)
+        if module is None:
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is None:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.names.aliases[local] = f"{module}.{name}"
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        target = dotted_name(node.target)
+        if target is not None:
+            self.names.annotations.setdefault(target, []).append(node.annotation.annotation)
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if node.annotation is not None:
+            self.names.annotations.setdefault(node.name.value, []).append(node.annotation.annotation)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.functions.setdefault(node.name.value, []).append(node)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind(node.asname.name, node.item)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for index, element in enumerate(target.elements):
+                name = dotted_name(element.value)
+                if name is not None:
+                    self.names.bindings.setdefault(name, []).append(Binding(value, index))
+            return
+        name = dotted_name(target)
+        if name is not None:
+            self.names.bindings.setdefault(name, []).append(Binding(value))
+
+
+def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def positional(call: cst.Call, index: int) -> Optional[cst.BaseExpression]:
+    position = 0
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            if position == index:
+                return arg.value
+            position += 1
+    return None
+
+
+def string_value(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    return None
+
+
+def is_true(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def int_value(node: Optional[cst.BaseExpression]) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value, 0)
+        except ValueError:
+            return None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = int_value(node.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def iter_names(node: cst.CSTNode) -> Iterable[str]:
+    """Every dotted name read in an expression (`a`, `self.h`), outermost first."""
+    found: List[str] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+            name = dotted_name(node)
+            if name is not None:
+                found.append(name)
+                found.append(name.split(".", 1)[0])
+                return False
+            return True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node.value)
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Names())
+    return found
+
+
+def unpack_tuple(node: cst.BaseExpression) -> Tuple[cst.BaseExpression, ...]:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return tuple(element.value for element in node.elements)
+    return (node,)

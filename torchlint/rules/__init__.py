@@ -1,0 +1,122 @@
+"""The rule registry: one module per rule, one `ALL_RULES` tuple.
+
+A rule is a class with its code, name, severity, docstring (the rule's
+documentation, in five fixed sections) and its own valid/invalid examples,
+which one generic test runs. Whether a rule can fix is derived from its
+examples, never declared by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Iterator, Optional, Sequence, Tuple, Type
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import Fix
+
+DOCS_URL = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
+
+
+@dataclass(frozen=True)
+class Example:
+    """Code a rule must flag at `line` (1-based); `fixed` is what its fix makes of it."""
+
+    code: str
+    line: int
+    fixed: Optional[str] = None
+    unsafe: bool = False
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule reports; the engine turns it into a positioned Diagnostic."""
+
+    node: cst.CSTNode
+    message: str
+    fix: Optional[Fix] = None
+    severity: Optional[str] = None
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[str]
+    summary: ClassVar[str]
+    valid: ClassVar[Tuple[str, ...]] = ()
+    invalid: ClassVar[Tuple[Example, ...]] = ()
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def fixable(cls) -> bool:
+        return any(example.fixed is not None for example in cls.invalid)
+
+    @classmethod
+    def fix_applicability(cls) -> Optional[str]:
+        fixes = [example for example in cls.invalid if example.fixed is not None]
+        if not fixes:
+            return None
+        return "unsafe" if any(example.unsafe for example in fixes) else "safe"
+
+    @classmethod
+    def url(cls) -> str:
+        return DOCS_URL.format(code=cls.code)
+
+
+def _all_rules() -> Tuple[Type[Rule], ...]:
+    from torchlint.rules.backward_in_loss_loop import BackwardInLossLoop
+    from torchlint.rules.missing_zero_grad import MissingZeroGrad
+    from torchlint.rules.off_by_one_step import OffByOneStep
+    from torchlint.rules.retain_graph_leak import RetainGraphLeak
+    from torchlint.rules.unscaled_accumulated_loss import UnscaledAccumulatedLoss
+
+    return (BackwardInLossLoop, MissingZeroGrad, UnscaledAccumulatedLoss, OffByOneStep, RetainGraphLeak)
+
+
+ALL_RULES: Tuple[Type[Rule], ...] = _all_rules()
+
+# TL000 is not a rule module: the engine reports files that do not parse.
+SYNTAX_ERROR = ("TL000", "syntax-error")
+
+
+def select_rules(
+    select: Optional[Sequence[str]] = None,
+    ignore: Sequence[str] = (),
+    extend_select: Sequence[str] = (),
+) -> Tuple[Type[Rule], ...]:
+    """Rules chosen by codes, code prefixes (`TL00`) or names; unknown selectors raise ValueError."""
+    chosen = [rule for rule in ALL_RULES if select is None or _matches_any(rule, select)]
+    for rule in ALL_RULES:
+        if _matches_any(rule, extend_select) and rule not in chosen:
+            chosen.append(rule)
+    return tuple(rule for rule in chosen if not _matches_any(rule, ignore))
+
+
+def check_selectors(selectors: Iterable[str]) -> None:
+    for selector in selectors:
+        if selector.upper() in ("ALL", SYNTAX_ERROR[0]) or selector == SYNTAX_ERROR[1]:
+            continue
+        if not any(_matches(rule, selector) for rule in ALL_RULES):
+            raise ValueError(f"unknown rule selector `{selector}`")
+
+
+def _matches_any(rule: Type[Rule], selectors: Iterable[str]) -> bool:
+    return any(_matches(rule, selector) for selector in selectors)
+
+
+def _matches(rule: Type[Rule], selector: str) -> bool:
+    selector = selector.strip()
+    if selector.upper() == "ALL":
+        return True
+    return rule.name == selector or (bool(selector) and rule.code.startswith(selector.upper()) and
+                                     selector.upper().startswith("TL"))
+
+
+def rule_by_selector(selector: str) -> Optional[Type[Rule]]:
+    for rule in ALL_RULES:
+        if rule.code == selector.upper() or rule.name == selector:
+            return rule
+    return None

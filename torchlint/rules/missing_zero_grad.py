@@ -1,0 +1,205 @@
+"""TL002 missing-zero-grad: a training loop steps an optimizer but never resets gradients.
+
+## What it does
+
+Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
+`backward()` when nothing in the loop resets gradients: no
+`optimizer.zero_grad()`, no `model.zero_grad()`, no `p.grad = None` or
+`p.grad.zero_()` over parameters, and no call to a helper defined in the same
+file that does one of these. A reset before the loop only runs once, so it
+does not count.
+
+## Why is this bad?
+
+`backward()` adds into `.grad`; it never overwrites it. Without a reset in
+the loop, the gradient used by the step on iteration *k* is the sum of the
+gradients of all *k* iterations so far: updates grow ever larger and point
+at a stale average, and the model silently trains to something else.
+
+## Example
+
+```python
+optimizer.zero_grad()
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+## Fix safety
+
+Unsafe. The fix inserts `optimizer.zero_grad()` right after the step, which
+is the usual place, but a loop that never reset its gradients does not say
+where its author meant the reset to be (before the forward pass, after the
+step, at a window boundary). Apply it with `--unsafe-fixes` after reading it.
+Lightning's `training_step` under automatic optimisation is not flagged:
+Lightning resets for you.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR, UNSAFE, Fix
+from torchlint.rules import Example, Finding, Rule
+
+_MANUAL_OPTIMISATION = re.compile(r"automatic_optimization\s*=\s*False")
+
+
+class MissingZeroGrad(Rule):
+    code = "TL002"
+    name = "missing-zero-grad"
+    severity = ERROR
+    summary = "optimizer steps in a training loop that never resets gradients"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            if not loop.loop_backwards or _lightning_automatic(context, loop):
+                continue
+            resets_everything = any(
+                reset.kind != "zero_grad" or reset.target not in loop.optimizer_names for reset in loop.resets
+            )
+            if resets_everything:
+                continue
+            reported = set()
+            for step in loop.optimizer_steps:
+                optimizer = step.receiver
+                if optimizer in reported or any(reset.target == optimizer for reset in loop.resets):
+                    continue
+                reported.add(optimizer)
+                call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
+                message = (
+                    f"`{call}` runs in this loop but nothing in the loop resets the gradients "
+                    f"(`{optimizer}.zero_grad()`): every `backward()` adds to the gradients of all earlier "
+                    f"iterations, so each update applies the running sum since the loop began."
+                )
+                fix = None
+                if step.on_own_line:
+                    fix = Fix(
+                        UNSAFE,
+                        f"Reset gradients with `{optimizer}.zero_grad()` after the step",
+                        (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),),
+                    )
+                yield Finding(step.node, message, fix)
+
+    valid = (
+        """
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+""",
+        # No step: pure gradient computation (saliency, gradient statistics).
+        """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    grads.append(x.grad)
+""",
+        # The reset happens in a helper defined in this file.
+        """
+def clear(model):
+    for p in model.parameters():
+        p.grad = None
+
+for x, y in loader:
+    clear(model)
+    criterion(model(x), y).backward()
+    optimizer.step()
+""",
+        # Lightning under automatic optimisation resets for you.
+        """
+class Model(LightningModule):
+    def training_step(self, batch, idx):
+        for chunk in batch:
+            loss = self.loss(chunk)
+            self.manual_backward(loss)
+            self.optimizer.step()
+""",
+        # Model-level reset and `set_to_none=` variants.
+        """
+for x, y in loader:
+    model.zero_grad(set_to_none=True)
+    criterion(model(x), y).backward()
+    optimizer.step()
+""",
+        # `.step()` on something that is not known to be an optimizer.
+        """
+for x, y in loader:
+    criterion(model(x), y).backward()
+    env.step(action)
+""",
+    )
+    invalid = (
+        Example(
+            """
+import torch
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+optimizer.zero_grad()
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+""",
+            line=8,
+            fixed="""
+import torch
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+optimizer.zero_grad()
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            unsafe=True,
+        ),
+        Example(
+            """
+from torch.cuda.amp import GradScaler
+scaler = GradScaler()
+with accelerator.accumulate(model):
+    pass
+for x, y in loader:
+    with autocast():
+        loss = model(x, y)
+    scaler.scale(loss).backward()
+    scaler.step(self.optimizer)
+    scaler.update()
+""",
+            line=10,
+            fixed="""
+from torch.cuda.amp import GradScaler
+scaler = GradScaler()
+with accelerator.accumulate(model):
+    pass
+for x, y in loader:
+    with autocast():
+        loss = model(x, y)
+    scaler.scale(loss).backward()
+    scaler.step(self.optimizer)
+    self.optimizer.zero_grad()
+    scaler.update()
+""",
+            unsafe=True,
+        ),
+    )
+
+
+def _lightning_automatic(context: FileContext, loop) -> bool:
+    if loop.function is None or loop.function.name.value != "training_step" or loop.class_def is None:
+        return False
+    return not _MANUAL_OPTIMISATION.search(context.code(loop.class_def))

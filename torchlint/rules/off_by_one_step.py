@@ -1,0 +1,223 @@
+"""TL004 off-by-one-accumulation-step: `i % N == 0` steps after the first micro-batch.
+
+## What it does
+
+Flags the condition guarding `optimizer.step()` (after `backward()` in the
+loop) when it is `i % N == 0` (also `not i % N`, `i % N == 0 and i > 0`,
+`i % N == 0 or i == len(x) - 1`) and `i` is 0 on the first micro-batch:
+`enumerate(x)` without a start, `range(...)` from 0, `itertools.count()`, or
+a counter set to 0 before the loop and incremented *after* the check. Also
+flags the mirror bug, `(i + 1) % N == 0` where `i` starts at 1
+(`enumerate(x, start=1)`, or a counter incremented *before* the check).
+
+## Why is this bad?
+
+With `i` starting at 0, `i % N == 0` is already true on the very first
+micro-batch: the first update uses one micro-batch instead of `N`, and every
+later window ends one micro-batch early, so the last micro-batch of each
+window leaks into the next update. The mirror bug steps after `N - 1`
+micro-batches. Either way the model does not train on the large batch the
+accumulation promises.
+
+## Example
+
+```python
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if i % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+Not flagged: `i % N == 0` guarding a reset at the *start* of a window
+(before `backward()`), `enumerate(x, start=1)` with `i % N == 0`, a counter
+incremented before the check, `(i + 1) % N == 0` with a 0-based `i`,
+`i % N == N - 1`, and conditions that guard logging, evaluation or
+checkpoints rather than the step.
+
+## Fix safety
+
+Safe: the condition names both the counter and the count. The fix rewrites
+`i % N == 0` to `(i + 1) % N == 0`, keeping the operand's spelling; for the
+mirror bug it rewrites `(i + 1) % N == 0` to `i % N == 0`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR, SAFE, Fix
+from torchlint.names import dotted_name
+from torchlint.rules import Example, Finding, Rule
+
+
+class OffByOneStep(Rule):
+    code = "TL004"
+    name = "off-by-one-accumulation-step"
+    severity = ERROR
+    summary = "accumulation step condition that first holds after 1 (or N - 1) micro-batches"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            reported = set()
+            for step in loop.optimizer_steps:
+                if not any(backward.order < step.order for backward in loop.loop_backwards):
+                    continue
+                for check in loop.accumulation_checks(step):
+                    if check.kind != "modulo" or check.remainder != "zero" or id(check.expression) in reported:
+                        continue
+                    counter = loop.counter(check.counter)
+                    first = counter.value_at(step.order) if counter is not None else None
+                    if first is None or first + check.offset not in (0, 2):
+                        continue
+                    reported.add(id(check.expression))
+                    yield self._finding(context, step, check, counter, first + check.offset == 0)
+
+    def _finding(self, context, step, check, counter, zero_based: bool) -> Finding:
+        name = check.counter
+        count = context.code(check.count)
+        condition = context.code(check.expression)
+        origin = f" (`{context.code(counter.origin)}`)" if counter.origin is not None else ""
+        if counter.source == "manual":
+            origin = " (it is incremented after this check)" if zero_based else " (it is incremented before this check)"
+        if zero_based:
+            message = (
+                f"`{step.receiver}.step()` runs when `{condition}`, but `{name}` is 0 on the first "
+                f"micro-batch{origin}: the first update comes after 1 micro-batch instead of `{count}`, "
+                f"and every later window is shifted by one."
+            )
+            replacement = f"({context.code(check.operand)} + 1)"
+            title = f"Use `({name} + 1) % {count}`"
+        else:
+            message = (
+                f"`{step.receiver}.step()` runs when `{condition}`, but `{name}` is already 1 on the first "
+                f"micro-batch{origin}: the first update comes after `{count} - 1` micro-batches."
+            )
+            replacement = context.code(_counter_side(check.operand))
+            title = f"Use `{name} % {count}`"
+        fix = Fix(SAFE, title, (context.replace(check.operand, replacement),))
+        return Finding(check.expression, message, fix)
+
+    valid = (
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # `i % N == 0` guarding the reset at the start of a window.
+        """
+for i, (x, y) in enumerate(loader):
+    if i % n == 0:
+        optimizer.zero_grad()
+    (criterion(model(x), y) / n).backward()
+    if i % n == n - 1:
+        optimizer.step()
+""",
+        """
+for i, batch in enumerate(loader, start=1):
+    train_step(batch).backward()
+    if i % args.accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Counter incremented before the check.
+        """
+step = 0
+for batch in loader:
+    (model(batch).loss / accum).backward()
+    step += 1
+    if step % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Logging, not stepping.
+        """
+for i, batch in enumerate(loader):
+    loss = model(batch).loss
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    if i % log_every == 0:
+        print(loss.item())
+""",
+    )
+    invalid = (
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if i % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+for i, batch in enumerate(loader, start=1):
+    (model(batch).loss / 8).backward()
+    if (i + 1) % 8 == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for i, batch in enumerate(loader, start=1):
+    (model(batch).loss / 8).backward()
+    if i % 8 == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+global_step = 0
+for batch in loader:
+    loss = model(batch).loss / self.accum
+    loss.backward()
+    if not global_step % self.accum:
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+    global_step += 1
+""",
+            line=6,
+            fixed="""
+global_step = 0
+for batch in loader:
+    loss = model(batch).loss / self.accum
+    loss.backward()
+    if not (global_step + 1) % self.accum:
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+    global_step += 1
+""",
+        ),
+    )
+
+
+def _counter_side(operand: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(operand, cst.BinaryOperation):
+        return operand.left if dotted_name(operand.left) is not None else operand.right
+    return operand

@@ -1,0 +1,227 @@
+"""TL005 retain-graph-leak: `retain_graph=True` on the last backward through a graph.
+
+## What it does
+
+Flags `loss.backward(retain_graph=True)` (also `torch.autograd.backward(...,
+retain_graph=True)` and `torch.autograd.grad(..., retain_graph=True)`) in a
+training loop when no later backward or `grad` call in the same iteration
+could go through that graph. It is an **error** when the retained tensor
+carries its graph into the next iteration (the graph then grows every
+iteration), and a **warning** otherwise. A retained loss *accumulator* is
+left to TL001, and model state fed back as input to TL012.
+
+## Why is this bad?
+
+`retain_graph=True` keeps every saved activation of the forward pass alive
+after the backward. That is needed only when a second backward goes through
+the same graph (a GAN's shared generator output, several heads on one
+trunk). On the last backward it only holds memory until the tensors die; if
+the tensor is carried into the next iteration, nothing is ever freed and
+memory grows until the process runs out.
+
+## Example
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+Not flagged: several backward calls through one shared graph where only the
+last omits `retain_graph`, and `create_graph=True` (higher-order gradients
+use the graph again).
+
+## Fix safety
+
+Safe when the graph is not carried across iterations: the fix drops
+`retain_graph=True`, gradients are unchanged and the graph is freed at once.
+No fix when the graph is carried: the retained graph is then used by the
+next iteration, and detaching it is a decision about what to train.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.loops import BackwardSite, TrainingLoop
+from torchlint.model import ERROR, SAFE, WARNING, Fix
+from torchlint.names import dotted_name, iter_names
+from torchlint.rules import Example, Finding, Rule
+
+
+class RetainGraphLeak(Rule):
+    code = "TL005"
+    name = "retain-graph-leak"
+    severity = WARNING
+    summary = "`retain_graph=True` on the last backward through a graph"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            for backward in loop.backwards:
+                if backward.retain_graph is None or backward.create_graph or backward.loss is None:
+                    continue
+                if _later_backward(loop, backward):
+                    continue
+                carried = _carried_source(loop, backward)
+                if carried == "owned-elsewhere":
+                    continue
+                yield self._finding(context, backward, carried)
+
+    def _finding(self, context, backward: BackwardSite, carried: Optional[str]) -> Finding:
+        call = context.code(backward.node)
+        loss = context.code(backward.loss)
+        if carried is not None:
+            message = (
+                f"`{call}` keeps the graph alive and `{carried}` carries it into the next iteration: "
+                f"the retained graph grows every iteration until memory runs out."
+            )
+            return Finding(backward.node, message, None, ERROR)
+        message = (
+            f"`{call}` is the last backward through this graph in the iteration: the retained graph "
+            f"(every saved activation) stays in memory until `{loss}` is overwritten. Drop `retain_graph=True`."
+        )
+        fix = None
+        if backward.retain_graph.keyword is not None:
+            args = [arg for arg in backward.node.args if arg is not backward.retain_graph]
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            fixed = context.code(backward.node.with_changes(args=args))
+            fix = Fix(SAFE, "Drop `retain_graph=True`", (context.replace(backward.node, fixed),))
+        return Finding(backward.node, message, fix, WARNING)
+
+    valid = (
+        # GAN: the discriminator's backward retains, the generator's reuses the graph.
+        """
+for real in loader:
+    fake = generator(noise())
+    d_loss = bce(disc(fake), zeros) + bce(disc(real), ones)
+    d_loss.backward(retain_graph=True)
+    d_opt.step()
+    g_loss = bce(disc(fake), ones)
+    g_loss.backward()
+    g_opt.step()
+    d_opt.zero_grad()
+    g_opt.zero_grad()
+""",
+        # Higher-order gradients.
+        """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    grads = torch.autograd.grad(loss, model.parameters(), create_graph=True, retain_graph=True)
+    penalty = sum(g.pow(2).sum() for g in grads)
+    (loss + penalty).backward()
+""",
+        # A retained accumulator is TL001's to report.
+        """
+loss = 0
+for out in outputs:
+    loss += criterion(out, y)
+    loss.backward(retain_graph=True)
+""",
+        # Hidden state fed back is TL012's to report.
+        """
+for x, y in loader:
+    out, hidden = rnn(x, hidden)
+    loss = criterion(out, y)
+    loss.backward(retain_graph=True)
+    optimizer.step()
+""",
+    )
+    invalid = (
+        Example(
+            """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+import torch
+for x, y in loader:
+    l1 = head_a(trunk(x)).mean()
+    l2 = head_b(trunk(x)).mean()
+    torch.autograd.backward([l1, l2], retain_graph=True)
+    optimizer.step()
+""",
+            line=6,
+            fixed="""
+import torch
+for x, y in loader:
+    l1 = head_a(trunk(x)).mean()
+    l2 = head_b(trunk(x)).mean()
+    torch.autograd.backward([l1, l2])
+    optimizer.step()
+""",
+        ),
+        Example(
+            """
+smooth = 0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    smooth = 0.9 * smooth + 0.1 * loss
+    smooth.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=6,
+        ),
+    )
+
+
+def _later_backward(loop: TrainingLoop, backward: BackwardSite) -> bool:
+    """Another backward or grad call could still go through this graph in the iteration."""
+    for other in loop.backwards:
+        if other is backward:
+            continue
+        if other.order > backward.order or (backward.depth > 0 and other.depth >= backward.depth):
+            return True
+    return False
+
+
+def _carried_source(loop: TrainingLoop, backward: BackwardSite) -> Optional[str]:
+    """The name that carries the retained graph into the next iteration, if any.
+
+    Returns "owned-elsewhere" when that name is a loss accumulator (TL001)
+    or model state fed back as input (TL012).
+    """
+    for name in sorted(loop.feeding_names(backward.loss, backward.order)):
+        update = loop.carried(name)
+        if update is None:
+            continue
+        if loop.accumulator(name) is not None or _is_fed_back_state(update.value, name):
+            return "owned-elsewhere"
+        return name
+    return None
+
+
+def _is_fed_back_state(value: Optional[cst.BaseExpression], name: str) -> bool:
+    """`h = rnn(x, h)`: the name is produced by a call that takes it as input."""
+    if not isinstance(value, cst.Call):
+        return False
+    return any(name in set(iter_names(arg.value)) for arg in value.args) and dotted_name(value.func) is not None

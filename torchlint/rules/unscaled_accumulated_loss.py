@@ -1,0 +1,262 @@
+"""TL003 unscaled-accumulated-loss: a mean-reduced loss not divided under gradient accumulation.
+
+## What it does
+
+Flags the `backward()` of a gradient-accumulation loop (backward on every
+micro-batch, the optimizer step guarded by `i % N` or a micro-batch counter)
+when the loss is a mean (any torch criterion without `reduction='sum'`, an
+`F.*` loss, Hugging Face `outputs.loss`, or an unknown callable, since
+PyTorch's default reduction is the mean) and is not divided by the
+accumulation count before `backward()`.
+
+## Why is this bad?
+
+Each micro-batch loss is already an average over its samples. `backward()`
+*adds* gradients, so after `N` micro-batches `.grad` holds the sum of `N`
+averages: `N` times the gradient of the large batch the accumulation is
+meant to imitate. The step is `N`× too large (for SGD exactly a learning
+rate `N`× too high; for Adam the clipping and epsilon behaviour change).
+
+## Example
+
+```python
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss = loss / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+Losses built with `reduction='sum'` are not flagged: their sum over the
+window already equals the large batch's sum. Frameworks that scale for you
+(`with accelerator.accumulate(model)`, Lightning's `accumulate_grad_batches`)
+are not flagged either.
+
+## Fix safety
+
+Safe: the accumulation count is right there in the step's condition. The fix
+inserts `loss = loss / N` before the backward (or divides the expression
+passed to it), with `N` spelled as in the condition.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR, SAFE, Fix
+from torchlint.rules import Example, Finding, Rule
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
+
+
+class UnscaledAccumulatedLoss(Rule):
+    code = "TL003"
+    name = "unscaled-accumulated-loss"
+    severity = ERROR
+    summary = "mean-reduced loss not divided by the accumulation count before `backward()`"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            reported = set()
+            for step in loop.optimizer_steps:
+                check = loop.accumulation_check(step)
+                if check is None:
+                    continue
+                for backward in loop.loop_backwards:
+                    if id(backward) in reported or id(check.guard.node) in backward.guard_nodes:
+                        continue
+                    if backward.loss is None or _framework_scales(context, backward):
+                        continue
+                    origin = loop.origin(backward.loss, backward, context.names)
+                    if origin.divided or not origin.is_mean:
+                        continue
+                    reported.add(id(backward))
+                    yield self._finding(context, backward, step, check, origin)
+
+    def _finding(self, context, backward, step, check, origin) -> Finding:
+        loss = context.code(backward.loss)
+        count = context.code(check.count)
+        source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+        message = (
+            f"`{loss}` is a mean over each micro-batch{source} but is not divided by `{count}` before "
+            f"`backward()`: the gradients of `{count}` micro-batches are summed, so each "
+            f"`{step.receiver}.step()` applies `{count}`× the large-batch gradient."
+        )
+        divisor = count if isinstance(check.count, _ATOMS) else f"({count})"
+        if isinstance(backward.loss, cst.Name) and backward.on_own_line:
+            edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
+        else:
+            scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"
+            # A method's receiver needs parentheses; a call's argument does not.
+            divided = f"{scaled} / {divisor}"
+            edit = context.replace(backward.loss, f"({divided})" if backward.kind == "tensor" else divided)
+        return Finding(backward.node, message, Fix(SAFE, f"Divide `{loss}` by `{count}` before `backward()`", (edit,)))
+
+    valid = (
+        # Divided before backward, in any spelling.
+        """
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) / accum
+    loss.backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        """
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    if accum > 1:
+        loss = loss / accum
+    scaler.scale(loss).backward()
+    if (i + 1) % accum == 0:
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+""",
+        """
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss /= args.gradient_accumulation_steps
+    loss.backward()
+    if (i + 1) % args.gradient_accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # A summed loss: the window's sum is already the large batch's sum.
+        """
+import torch.nn as nn
+criterion = nn.MSELoss(reduction="sum")
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % 4 == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Accelerate scales inside `accumulate()`.
+        """
+for batch in loader:
+    with accelerator.accumulate(model):
+        loss = model(**batch).loss
+        accelerator.backward(loss)
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # No accumulation: the step runs every iteration.
+        """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+    )
+    invalid = (
+        Example(
+            """
+import torch.nn as nn
+criterion = nn.CrossEntropyLoss()
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=6,
+            fixed="""
+import torch.nn as nn
+criterion = nn.CrossEntropyLoss()
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss = loss / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+from torch.nn import functional as F
+for step, batch in enumerate(tqdm(loader)):
+    out = model(batch["x"])
+    F.mse_loss(out, batch["y"]).backward()
+    if (step + 1) % cfg.train.accum == 0:
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+""",
+            line=5,
+            fixed="""
+from torch.nn import functional as F
+for step, batch in enumerate(tqdm(loader)):
+    out = model(batch["x"])
+    (F.mse_loss(out, batch["y"]) / cfg.train.accum).backward()
+    if (step + 1) % cfg.train.accum == 0:
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+micro = 0
+while True:
+    outputs = model(**next(batches))
+    scaler.scale(outputs.loss).backward()
+    micro += 1
+    if micro == grad_accum:
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        micro = 0
+""",
+            line=5,
+            fixed="""
+micro = 0
+while True:
+    outputs = model(**next(batches))
+    scaler.scale(outputs.loss / grad_accum).backward()
+    micro += 1
+    if micro == grad_accum:
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+        micro = 0
+""",
+        ),
+    )
+
+
+def _framework_scales(context: FileContext, backward) -> bool:
+    """Accelerate, DeepSpeed or Lightning divide the loss themselves here."""
+    for item in backward.contexts:
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "accumulate":
+            return True
+    if backward.kind != "framework":
+        return False
+    owner = backward.receiver or ""
+    constructed = context.names.values_of(owner)
+    if not constructed:
+        return True  # unknown framework object: it may scale, stay quiet
+    for value in constructed:
+        if not isinstance(value, cst.Call):
+            return True
+        if any(arg.keyword is not None and arg.keyword.value == "gradient_accumulation_steps" for arg in value.args):
+            return True
+    return False
