@@ -17,7 +17,7 @@ def rule_markdown(rule: Type) -> str:
     _, _, body = doc.strip().partition("\n")
     fix = rule.fix_applicability()
     fix_text = {"safe": "safe fix (`--fix`)", "unsafe": "unsafe fix (`--unsafe-fixes`)"}.get(fix, "no fix")
-    severity = "error or warning" if rule.code == "TL005" else rule.severity
+    severity = rule.severity_text or rule.severity
     header = (
         f"# {rule.code} {rule.name}\n\n"
         f"{rule.summary[0].upper()}{rule.summary[1:]}.\n\n"

@@ -23,6 +23,7 @@ from torchlint.model import ERROR, Diagnostic
 _PREFILTER = re.compile(r"backward|autograd")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^\s*#\s*torchlint:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
+_ENCODING_HINT = "save it as UTF-8 or declare its encoding with a `# -*- coding: ... -*-` line"
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
@@ -64,7 +65,8 @@ def decode_source(data: bytes, path: str) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise UnreadableFile(f"{path}: {error}") from None
+        # tokenize found bytes that are not UTF-8 in the lines a coding cookie may occupy.
+        raise UnreadableFile(f"{path}: cannot decode as utf-8 ({error}); {_ENCODING_HINT}") from None
     bom = data.startswith(codecs.BOM_UTF8)
     if bom:
         data = data[len(codecs.BOM_UTF8):]
@@ -72,10 +74,7 @@ def decode_source(data: bytes, path: str) -> SourceText:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise UnreadableFile(
-            f"{path}: cannot decode as {encoding} (byte {error.start}); "
-            "save it as UTF-8 or declare its encoding with a `# -*- coding: ... -*-` line"
-        ) from None
+        raise UnreadableFile(f"{path}: cannot decode as {encoding} (byte {error.start}); {_ENCODING_HINT}") from None
     except LookupError:
         raise UnreadableFile(f"{path}: unknown encoding `{encoding}` in its coding declaration") from None
     return SourceText(text, encoding, bom)
@@ -115,8 +114,8 @@ def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagn
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        message = f"SyntaxError: {error.message}"
-        line, column = max(error.raw_line, 1), error.raw_column + 1
+        message, line, column = _python_syntax_error(text) or (
+            f"SyntaxError: {error.message}", max(error.raw_line, 1), error.raw_column + 1)
         code, name = SYNTAX_ERROR
         return [Diagnostic(code, name, ERROR, message, path, line, column, line, column + 1)], []
     except (RecursionError, MemoryError) as error:
@@ -145,6 +144,17 @@ def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagn
     diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     return diagnostics, problems
+
+
+def _python_syntax_error(text: str) -> Optional[Tuple[str, int, int]]:
+    """CPython's own message and position, the ones people know from running the file."""
+    try:
+        compile(text, "<torchlint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except SyntaxError as error:
+        return f"SyntaxError: {error.msg}", max(error.lineno or 1, 1), max(error.offset or 1, 1)
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
 
 
 def _suppressed(diagnostic: Diagnostic, lines: List[str]) -> bool:

@@ -44,6 +44,7 @@ class Rule:
     name: ClassVar[str]
     severity: ClassVar[str]
     summary: ClassVar[str]
+    severity_text: ClassVar[Optional[str]] = None  # when a finding's severity can differ from `severity`
     valid: ClassVar[Tuple[str, ...]] = ()
     invalid: ClassVar[Tuple[Example, ...]] = ()
 

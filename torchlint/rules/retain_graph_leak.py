@@ -68,6 +68,7 @@ class RetainGraphLeak(Rule):
     code = "TL005"
     name = "retain-graph-leak"
     severity = WARNING
+    severity_text = "warning; error when the retained graph is carried into the next iteration"
     summary = "`retain_graph=True` on the last backward through a graph"
 
     def check(self, context: FileContext) -> Iterator[Finding]:

@@ -1,0 +1,239 @@
+"""The `torchlint` command as a user meets it: findings, formats, exit codes, selection, discovery."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+
+from conftest import REPO
+
+EXAMPLE_BUGS = {
+    ("multi_head_training.py", "TL001"),
+    ("amp_trainer.py", "TL002"),
+    ("finetune_accumulation.py", "TL003"),
+    ("accumulate_every_n.py", "TL004"),
+    ("gan_and_two_losses.py", "TL005"),
+}
+
+ACCUMULATION_BUG = textwrap.dedent(
+    """\
+    import torch.nn as nn
+
+    criterion = nn.CrossEntropyLoss()
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        loss.backward()
+        if i % accum_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    """
+)
+CLEAN = textwrap.dedent(
+    """\
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    """
+)
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def findings(result) -> list:
+    return json.loads(result.stdout)
+
+
+def test_examples_report_each_bug_once_at_its_file(torchlint):
+    result = torchlint("examples", "--output-format", "json")
+    assert result.returncode == 1
+    found = {(Path(d["path"]).name, d["code"]) for d in findings(result)}
+    assert found == EXAMPLE_BUGS
+    assert len(findings(result)) == len(EXAMPLE_BUGS)
+
+
+def test_full_output_shows_code_frame_caret_hint_and_summary(torchlint):
+    result = torchlint("examples/finetune_accumulation.py")
+    assert result.returncode == 1
+    assert "examples/finetune_accumulation.py:34:13: TL003 [*] `loss` is a mean" in result.stdout
+    assert "34 |             loss.backward()" in result.stdout
+    assert re.search(r"\|\s+\^{15}\n", result.stdout)
+    assert "= help: Divide `loss` by `accumulation_steps` before `backward()` (fixable with --fix)" in result.stdout
+    assert "rules/TL003.md" in result.stdout
+    assert result.stdout.rstrip().endswith("Found 1 problem (1 fixable with --fix).")
+    assert "\x1b[" not in result.stdout  # no colour when not a terminal
+
+
+def test_fix_repairs_examples_and_second_run_finds_nothing_fixable(torchlint, tmp_path):
+    copy = tmp_path / "examples"
+    shutil.copytree(REPO / "examples", copy)
+    first = torchlint("--fix", str(copy), "--output-format", "concise")
+    assert first.returncode == 1  # the unsafe TL002 fix is left for --unsafe-fixes
+    assert "Fixed 4 problems." in first.stdout
+    assert "TL002" in first.stdout and "1 more fixable with --unsafe-fixes." in first.stdout
+    snapshot = {p.name: p.read_bytes() for p in copy.glob("*.py")}
+    second = torchlint("--fix", str(copy), "--output-format", "json")
+    assert [d["code"] for d in findings(second)] == ["TL002"]
+    assert {p.name: p.read_bytes() for p in copy.glob("*.py")} == snapshot
+    unsafe = torchlint("--unsafe-fixes", str(copy))
+    assert unsafe.returncode == 0 and "All checks passed." in unsafe.stdout
+    for path in copy.glob("*.py"):
+        cst.parse_module(path.read_text(encoding="utf-8"))
+
+
+def test_clean_code_passes_with_exit_zero(torchlint, tmp_path):
+    write(tmp_path, "train.py", CLEAN)
+    result = torchlint(str(tmp_path))
+    assert result.returncode == 0
+    assert result.stdout.strip() == "All checks passed."
+
+
+def test_check_subcommand_is_the_default_command(torchlint, tmp_path):
+    path = write(tmp_path, "train.py", ACCUMULATION_BUG)
+    plain = torchlint(str(path), "--output-format", "concise")
+    explicit = torchlint("check", str(path), "--output-format", "concise")
+    assert plain.stdout == explicit.stdout and plain.returncode == explicit.returncode == 1
+
+
+def test_concise_format_is_one_line_per_finding(torchlint, tmp_path):
+    path = write(tmp_path, "train.py", ACCUMULATION_BUG)
+    result = torchlint(str(path), "--output-format", "concise")
+    lines = [line for line in result.stdout.splitlines() if line.startswith(str(path))]
+    assert [line.split(": ", 2)[1].split()[0] for line in lines] == ["TL003", "TL004"]
+    assert lines[0].startswith(f"{path}:6:5: TL003 [*] ")
+    assert lines[1].startswith(f"{path}:7:8: TL004 [*] ")
+
+
+def test_json_format_has_the_documented_fields(torchlint, tmp_path):
+    path = write(tmp_path, "train.py", ACCUMULATION_BUG)
+    result = torchlint(str(path), "--output-format", "json")
+    first = findings(result)[0]
+    assert set(first) == {"code", "name", "severity", "message", "path", "line", "column", "end_line",
+                          "end_column", "fix"}
+    assert (first["code"], first["name"], first["severity"]) == ("TL003", "unscaled-accumulated-loss", "error")
+    assert (first["line"], first["column"], first["end_line"], first["end_column"]) == (6, 5, 6, 20)
+    assert first["fix"]["applicability"] == "safe"
+    assert first["fix"]["edits"] == [
+        {"line": 6, "column": 1, "end_line": 6, "end_column": 1, "content": "    loss = loss / accum_steps\n"}
+    ]
+    assert "Found" not in result.stdout  # pure JSON
+
+
+def test_diff_prints_the_fix_and_writes_nothing(torchlint, tmp_path):
+    path = write(tmp_path, "train.py", ACCUMULATION_BUG)
+    result = torchlint("--diff", str(path))
+    assert result.returncode == 1
+    assert "+    loss = loss / accum_steps" in result.stdout
+    assert "-    if i % accum_steps == 0:" in result.stdout and "+    if (i + 1) % accum_steps == 0:" in result.stdout
+    assert path.read_text(encoding="utf-8") == ACCUMULATION_BUG
+    clean = write(tmp_path, "clean.py", CLEAN)
+    assert torchlint("--diff", str(clean)).returncode == 0
+
+
+def test_select_ignore_and_extend_select_take_codes_prefixes_and_names(torchlint, tmp_path):
+    path = str(write(tmp_path, "train.py", ACCUMULATION_BUG))
+
+    def codes(*args):
+        return sorted({d["code"] for d in findings(torchlint(path, "--output-format", "json", *args))})
+
+    assert codes() == ["TL003", "TL004"]
+    assert codes("--select", "TL004") == ["TL004"]
+    assert codes("--select", "unscaled-accumulated-loss") == ["TL003"]
+    assert codes("--select", "TL00") == ["TL003", "TL004"]
+    assert codes("--ignore", "TL003,TL004") == []
+    assert codes("--select", "TL001", "--extend-select", "TL004") == ["TL004"]
+
+
+def test_unknown_selector_is_a_usage_error(torchlint, tmp_path):
+    result = torchlint(str(write(tmp_path, "t.py", CLEAN)), "--select", "TL999")
+    assert result.returncode == 2
+    assert "unknown rule selector `TL999`" in result.stderr
+
+
+def test_exit_zero_keeps_findings_but_exits_zero(torchlint, tmp_path):
+    result = torchlint(str(write(tmp_path, "t.py", ACCUMULATION_BUG)), "--exit-zero")
+    assert result.returncode == 0 and "Found 2 problems" in result.stdout
+
+
+def test_missing_path_is_reported_and_other_paths_are_still_linted(torchlint, tmp_path):
+    path = write(tmp_path, "t.py", ACCUMULATION_BUG)
+    result = torchlint(str(tmp_path / "nope.py"), str(path), "--output-format", "concise")
+    assert result.returncode == 2
+    assert f"{tmp_path / 'nope.py'}: no such file or folder" in result.stderr
+    assert "TL003" in result.stdout
+
+
+def test_syntax_error_is_tl000_and_the_run_goes_on(torchlint, tmp_path):
+    write(tmp_path, "a_broken.py", "loss.backward(\nfor x in y:\n    pass\n")
+    write(tmp_path, "b_train.py", ACCUMULATION_BUG)
+    result = torchlint(str(tmp_path), "--output-format", "json")
+    assert result.returncode == 1
+    found = findings(result)
+    broken = [d for d in found if d["path"].endswith("a_broken.py")]
+    assert [(d["code"], d["name"]) for d in broken] == [("TL000", "syntax-error")]
+    assert broken[0]["line"] in (1, 2) and "SyntaxError" in broken[0]["message"]
+    assert {d["code"] for d in found if d["path"].endswith("b_train.py")} == {"TL003", "TL004"}
+
+
+def test_noqa_comments_suppress_the_named_code_only(torchlint, tmp_path):
+    text = ACCUMULATION_BUG.replace("loss.backward()", "loss.backward()  # noqa: TL003")
+    path = write(tmp_path, "t.py", text)
+    assert [d["code"] for d in findings(torchlint(str(path), "--output-format", "json"))] == ["TL004"]
+    text = ACCUMULATION_BUG.replace("loss.backward()", "loss.backward()  # noqa: TL004")
+    write(tmp_path, "t.py", text)
+    assert [d["code"] for d in findings(torchlint(str(path), "--output-format", "json"))] == ["TL003", "TL004"]
+    text = ACCUMULATION_BUG.replace("loss.backward()", "loss.backward()  # noqa")
+    write(tmp_path, "t.py", text)
+    assert [d["code"] for d in findings(torchlint(str(path), "--output-format", "json"))] == ["TL004"]
+
+
+def test_file_level_noqa_skips_the_file(torchlint, tmp_path):
+    path = write(tmp_path, "t.py", "# torchlint: noqa\n" + ACCUMULATION_BUG)
+    assert torchlint(str(path)).returncode == 0
+
+
+def test_discovery_respects_gitignore_and_default_excludes(torchlint, tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    write(tmp_path, ".gitignore", "generated/\nscratch_*.py\n")
+    write(tmp_path, "src/train.py", ACCUMULATION_BUG)
+    for ignored in ("generated/train.py", "scratch_1.py", ".venv/lib/train.py", "build/train.py",
+                    "node_modules/x/train.py", "src/__pycache__/train.py", "notes/train.txt"):
+        write(tmp_path, ignored, ACCUMULATION_BUG)
+    result = torchlint(".", "--output-format", "json", cwd=tmp_path)
+    assert {d["path"] for d in findings(result)} == {str(Path("src/train.py"))}
+    explicit = torchlint("scratch_1.py", "--output-format", "json", cwd=tmp_path)
+    assert {d["path"] for d in findings(explicit)} == {"scratch_1.py"}
+    everything = torchlint(".", "--no-respect-gitignore", "--output-format", "json", cwd=tmp_path)
+    assert str(Path("generated/train.py")) in {d["path"] for d in findings(everything)}
+
+
+def test_version_is_fast_and_imports_no_heavy_module():
+    code = (
+        "import sys; from torchlint.cli import main; main(['--version']); "
+        "print(sorted(m for m in ('libcst', 'rich', 'torchlint.engine') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    version, heavy = result.stdout.splitlines()
+    assert version.startswith("torchlint ")
+    assert heavy == "[]"
+
+
+def test_undecodable_file_gets_one_clear_message_and_the_run_goes_on(torchlint, tmp_path):
+    (tmp_path / "a_latin.py").write_bytes(b"# caf\xe9\nloss.backward()\n")
+    write(tmp_path, "b_train.py", ACCUMULATION_BUG)
+    result = torchlint(str(tmp_path), "--output-format", "concise")
+    assert result.returncode == 1
+    assert result.stderr.count("a_latin.py") == 1 and "cannot decode as utf-8" in result.stderr
+    assert "TL003" in result.stdout

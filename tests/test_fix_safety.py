@@ -1,0 +1,168 @@
+"""Fixing never loses data: encodings, line endings and modes survive; broken or failed writes change nothing;
+a crashing rule is reported and the other rules and files still run."""
+
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from torchlint import cli
+from torchlint.engine import SourceText, lint_source
+from torchlint.fix import WriteRefused, fix_source, write_atomically
+from torchlint.model import SAFE, Edit, Fix
+from torchlint.rules import ALL_RULES, Finding, Rule
+
+BUG = textwrap.dedent(
+    """\
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        loss.backward()
+        if (i + 1) % accum == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    """
+)
+FIXED_LINE = "    loss = loss / accum"
+
+
+def test_fix_keeps_crlf_line_endings(torchlint, tmp_path):
+    path = tmp_path / "t.py"
+    path.write_bytes(BUG.replace("\n", "\r\n").encode())
+    assert torchlint("--fix", str(path)).returncode == 0
+    data = path.read_bytes()
+    assert (FIXED_LINE + "\r\n").encode() in data
+    assert data.count(b"\r\n") == data.count(b"\n") == BUG.count("\n") + 1
+
+
+def test_fix_keeps_bom_and_missing_final_newline(torchlint, tmp_path):
+    path = tmp_path / "t.py"
+    path.write_bytes(b"\xef\xbb\xbf" + BUG.rstrip("\n").encode())
+    assert torchlint("--fix", str(path)).returncode == 0
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and not data.endswith(b"\n")
+    assert FIXED_LINE.encode() in data
+
+
+def test_fix_keeps_a_declared_latin1_encoding(torchlint, tmp_path):
+    path = tmp_path / "t.py"
+    source = "# -*- coding: latin-1 -*-\n# entra\xeenement\n" + BUG
+    path.write_bytes(source.encode("latin-1"))
+    assert torchlint("--fix", str(path)).returncode == 0
+    text = path.read_bytes().decode("latin-1")
+    assert "entra\xeenement" in text and FIXED_LINE in text
+
+
+def test_fix_keeps_the_file_mode(torchlint, tmp_path):
+    path = tmp_path / "t.py"
+    path.write_text(BUG)
+    path.chmod(0o751)
+    assert torchlint("--fix", str(path)).returncode == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert FIXED_LINE in path.read_text()
+
+
+class _BreaksSyntax(Rule):
+    code = "TL901"
+    name = "breaks-syntax"
+    severity = "error"
+    summary = "test rule whose fix does not parse"
+
+    def check(self, context):
+        for loop in context.loops:
+            edit = context.replace(loop.backwards[0].node, "loss.backward(((")
+            yield Finding(loop.backwards[0].node, "broken fix", Fix(SAFE, "break it", (edit,)))
+
+
+class _Crashes(Rule):
+    code = "TL902"
+    name = "crashes"
+    severity = "error"
+    summary = "test rule that raises"
+
+    def check(self, context):
+        raise ZeroDivisionError("boom")
+
+
+def test_a_fix_that_would_not_parse_is_dropped_and_reported():
+    outcome = fix_source(BUG, "t.py", [_BreaksSyntax] + list(ALL_RULES))
+    assert [d.code for d, _ in outcome.dropped] == ["TL901"]
+    assert FIXED_LINE in outcome.source  # the good fix still applies
+    cst.parse_module(outcome.source)
+
+
+def test_a_failed_rename_leaves_the_original_and_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "t.py"
+    path.write_text(BUG)
+    original = SourceText(BUG, "utf-8", False)
+
+    def failing_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        write_atomically(path, BUG + "# changed\n", original, BUG.encode())
+    assert path.read_text() == BUG
+    assert [p.name for p in tmp_path.iterdir()] == ["t.py"]
+
+
+def test_a_failed_write_leaves_the_original(tmp_path, monkeypatch):
+    path = tmp_path / "t.py"
+    path.write_text(BUG)
+    original = SourceText(BUG, "utf-8", False)
+    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O error")))
+    with pytest.raises(OSError):
+        write_atomically(path, "x = 1\n", original, BUG.encode())
+    assert path.read_text() == BUG
+    assert [p.name for p in tmp_path.iterdir()] == ["t.py"]
+
+
+def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path):
+    path = tmp_path / "t.py"
+    path.write_text(BUG + "# edited by someone else\n")
+    with pytest.raises(WriteRefused, match="changed on disk"):
+        write_atomically(path, "x = 1\n", SourceText(BUG, "utf-8", False), BUG.encode())
+    assert path.read_text().endswith("# edited by someone else\n")
+
+
+def test_a_crashing_rule_is_reported_and_the_others_still_run():
+    diagnostics, problems = lint_source(BUG, "t.py", [_Crashes] + list(ALL_RULES))
+    assert [d.code for d in diagnostics] == ["TL003"]
+    assert len(problems) == 1 and problems[0].kind == "internal"
+    assert "t.py" in problems[0].message and "TL902" in problems[0].message and "boom" in problems[0].message
+
+
+def test_cli_exits_2_on_a_rule_crash_and_still_lints_every_file(tmp_path, monkeypatch, capsys):
+    (tmp_path / "a.py").write_text(BUG)
+    (tmp_path / "b.py").write_text(BUG)
+    import torchlint.rules as rules
+
+    monkeypatch.setattr(rules, "select_rules", lambda *a, **k: (_Crashes,) + tuple(ALL_RULES))
+    code = cli.main([str(tmp_path), "--output-format", "concise"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out.count("TL003") == 2
+    assert err.count("rule TL902 (crashes) crashed: ZeroDivisionError: boom") == 2
+    assert "Traceback" not in err
+    cli.main([str(tmp_path / "a.py"), "--verbose"])
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_overlapping_fixes_converge_over_rounds():
+    # TL003 inserts before the backward and TL004 rewrites the condition: both land, in one or more rounds.
+    source = BUG.replace("(i + 1) % accum", "i % accum")
+    outcome = fix_source(source, "t.py", ALL_RULES)
+    assert outcome.converged and outcome.remaining == []
+    assert FIXED_LINE in outcome.source and "(i + 1) % accum == 0" in outcome.source
+    assert fix_source(outcome.source, "t.py", ALL_RULES).source == outcome.source
+
+
+def test_edits_are_applied_at_their_one_based_positions():
+    from torchlint.fix import apply_edits
+
+    text = "ab\ncd\n"
+    assert apply_edits(text, [Edit(2, 2, 2, 3, "X"), Edit(1, 1, 1, 1, ">")]) == ">ab\ncX\n"
