@@ -1,0 +1,223 @@
+"""Runnable fixtures prove every torchlint fix (RULES.md, "What exact means").
+
+Each `fixtures/TL00N/` folder holds a tiny deterministic training script,
+`reference.py`, and one or more `buggy*.py` copies carrying the bug rule
+TL00N flags. Two comments in a buggy file drive these tests:
+
+* `# expect: TL00N` at the end of each line torchlint must report, and no other;
+* a header line `# observe: ...` saying how the bug shows at run time:
+  - `# observe: raises <text>`: the script dies with a RuntimeError containing <text>;
+  - `# observe: weights`: its final weights differ from the reference's;
+  - `# observe: <key>`: the JSON field <key> differs from the reference's.
+
+Every script prints one JSON line, `{"weights": [...], ...}`. For every buggy
+file, on CPU and (when available) CUDA, the tests check that torchlint reports
+exactly the expected lines, that the bug is observable, and that the file
+`torchlint --fix` writes trains exactly like the reference.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+BUGGY = sorted(FIXTURES.glob("TL*/buggy*.py"))
+REFERENCES = sorted(FIXTURES.glob("TL*/reference.py"))
+
+TIMEOUT_S = 120
+DIFFERS_ABOVE = 1e-6  # max abs weight difference that counts as "trains differently"
+ATOL, RTOL = 1e-9, 1e-7  # float64: the fixed script must reproduce the reference this closely
+
+EXPECT = re.compile(r"#\s*expect:\s*(TL\d{3}(?:\s*,\s*TL\d{3})*)\s*$")
+OBSERVE = re.compile(r"^#\s*observe:\s*(\S+)(?:\s+(.+?))?\s*$", re.MULTILINE)
+
+
+def fixture_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+# --- reading the fixtures ---------------------------------------------------------
+
+
+def expected_findings(path: Path) -> set:
+    """{(line, code)} from the `# expect:` comments."""
+    expected = set()
+    for number, text in enumerate(path.read_text().splitlines(), start=1):
+        match = EXPECT.search(text)
+        if match:
+            expected.update((number, code.strip()) for code in match.group(1).split(","))
+    return expected
+
+
+def observation(path: Path):
+    """(what, detail) from the `# observe:` header: ("raises", text), ("weights", None) or (key, None)."""
+    matches = OBSERVE.findall(path.read_text())
+    assert len(matches) == 1, f"{fixture_id(path)} needs exactly one `# observe:` header line"
+    what, detail = matches[0]
+    if what == "raises":
+        assert detail, f"{fixture_id(path)}: `# observe: raises` needs the error text"
+    return what, detail or None
+
+
+# --- running torchlint and the scripts -------------------------------------------------
+
+
+def torchlint(*args, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "torchlint", *map(str, args)],
+        cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S,
+    )
+
+
+def lint_json(path: Path, cwd: Path) -> list:
+    proc = torchlint("--output-format", "json", path, cwd=cwd)
+    assert proc.returncode in (0, 1), f"torchlint exited {proc.returncode}:\n{proc.stderr}"
+    return json.loads(proc.stdout)
+
+
+@functools.lru_cache(maxsize=None)
+def findings_of(path: Path) -> tuple:
+    """torchlint's JSON findings for a fixture file (linted once per session)."""
+    return tuple(lint_json(path, cwd=FIXTURES))
+
+
+def run_script(path: Path, device: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(path), "--device", device],
+        cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S,
+    )
+
+
+def result_of(proc: subprocess.CompletedProcess, what: str) -> dict:
+    assert proc.returncode == 0, f"{what} exited {proc.returncode}:\n{proc.stderr}"
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, f"{what} must print exactly one JSON line, printed:\n{proc.stdout}"
+    result = json.loads(lines[0])
+    assert isinstance(result.get("weights"), list) and result["weights"], f"{what}: no weights in {result}"
+    return result
+
+
+def max_abs_diff(a: list, b: list) -> float:
+    assert len(a) == len(b), f"weight vectors differ in length: {len(a)} != {len(b)}"
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
+def assert_weights_match(actual: list, expected: list) -> None:
+    torch = pytest.importorskip("torch")
+    assert len(actual) == len(expected), f"weight vectors differ in length: {len(actual)} != {len(expected)}"
+    actual_t = torch.tensor(actual, dtype=torch.float64)
+    expected_t = torch.tensor(expected, dtype=torch.float64)
+    assert torch.allclose(actual_t, expected_t, atol=ATOL, rtol=RTOL), (
+        f"weights differ from the reference: max abs diff {max_abs_diff(actual, expected):.3g}"
+    )
+
+
+# --- pytest fixtures -----------------------------------------------------------------
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request) -> str:
+    torch = pytest.importorskip("torch")
+    if request.param == "cuda" and not torch.cuda.is_available():
+        pytest.skip("CUDA not available: torch.cuda.is_available() is False")
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory):
+    """reference(folder, device) -> the reference script's JSON result, run once per (folder, device)."""
+    cache = {}
+
+    def run(folder: Path, device: str) -> dict:
+        key = (folder, device)
+        if key not in cache:
+            proc = run_script(folder / "reference.py", device, tmp_path_factory.mktemp("reference"))
+            cache[key] = result_of(proc, f"{folder.name}/reference.py --device {device}")
+        return cache[key]
+
+    return run
+
+
+# --- the tests ---------------------------------------------------------------------
+
+
+def test_every_fixture_folder_is_complete():
+    assert BUGGY, f"no fixtures/TL*/buggy*.py found under {FIXTURES}"
+    for folder in sorted({path.parent for path in BUGGY} | {path.parent for path in REFERENCES}):
+        assert (folder / "reference.py").is_file(), f"{folder.name} has no reference.py"
+        assert list(folder.glob("buggy*.py")), f"{folder.name} has no buggy*.py"
+
+
+def test_every_fixable_rule_has_a_fixture():
+    """RULES.md: every fix is checked by running it."""
+    from torchlint.rules import ALL_RULES
+
+    folders = {path.parent.name for path in BUGGY}
+    missing = [rule.code for rule in ALL_RULES if rule.fixable() and rule.code not in folders]
+    assert not missing, f"fixable rules without fixtures/<code>/buggy*.py: {missing}"
+
+
+@pytest.mark.parametrize("path", REFERENCES, ids=fixture_id)
+def test_reference_script_is_clean(path):
+    assert findings_of(path) == ()
+
+
+@pytest.mark.parametrize("buggy", BUGGY, ids=fixture_id)
+def test_torchlint_reports_exactly_the_expected_lines(buggy):
+    expected = expected_findings(buggy)
+    assert expected, f"{fixture_id(buggy)} has no `# expect:` comment"
+    assert all(code == buggy.parent.name for _, code in expected), "a fixture's bug belongs to its folder's rule"
+    reported = {(finding["line"], finding["code"]) for finding in findings_of(buggy)}
+    assert reported == expected
+
+
+@pytest.mark.parametrize("buggy", BUGGY, ids=fixture_id)
+def test_buggy_script_observably_differs_from_reference(buggy, device, reference, tmp_path):
+    what, detail = observation(buggy)
+    proc = run_script(buggy, device, tmp_path)
+    if what == "raises":
+        assert proc.returncode != 0, f"expected a RuntimeError, but it ran:\n{proc.stdout}"
+        assert "RuntimeError" in proc.stderr and detail in proc.stderr, proc.stderr
+        return
+    expected = reference(buggy.parent, device)
+    result = result_of(proc, f"{fixture_id(buggy)} --device {device}")
+    if what == "weights":
+        assert max_abs_diff(result["weights"], expected["weights"]) > DIFFERS_ABOVE, "the bug changed no weight"
+    else:
+        assert what in expected, f"the reference prints no `{what}`"
+        assert result.get(what) != expected[what], f"`{what}` is {expected[what]!r} with and without the bug"
+
+
+@pytest.mark.parametrize("buggy", BUGGY, ids=fixture_id)
+def test_fixed_script_trains_like_reference(buggy, device, reference, tmp_path):
+    findings = findings_of(buggy)
+    assert findings and all(finding.get("fix") for finding in findings), "every finding must carry a fix"
+    unsafe = any(finding["fix"]["applicability"] == "unsafe" for finding in findings)
+    flags = ["--fix", "--unsafe-fixes"] if unsafe else ["--fix"]
+
+    copy = tmp_path / buggy.name
+    shutil.copyfile(buggy, copy)
+    proc = torchlint(*flags, copy, cwd=tmp_path)
+    assert proc.returncode in (0, 1), f"torchlint {' '.join(flags)} exited {proc.returncode}:\n{proc.stderr}"
+    fixed = copy.read_text()
+    assert fixed != buggy.read_text(), f"torchlint {' '.join(flags)} changed nothing"
+
+    again = torchlint(*flags, "--output-format", "json", copy, cwd=tmp_path)
+    assert again.returncode in (0, 1), again.stderr
+    assert copy.read_text() == fixed, "a second --fix changed the file again (not idempotent)"
+    assert json.loads(again.stdout) == [], "findings remain after the fix"
+
+    expected = reference(buggy.parent, device)
+    result = result_of(run_script(copy, device, tmp_path), f"fixed {fixture_id(buggy)} --device {device}")
+    assert_weights_match(result["weights"], expected["weights"])
+    assert result.keys() == expected.keys()
+    for key in expected.keys() - {"weights"}:
+        assert result[key] == expected[key], f"`{key}`: fixed {result[key]!r}, reference {expected[key]!r}"
