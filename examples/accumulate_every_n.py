@@ -23,6 +23,9 @@ def train(model, dataset, epochs: int = 1, real_batch: int = 64):
             if i % real_batch == 0:
                 optimizer.step()
                 optimizer.zero_grad()
+        # Apply what is left of the last window.
+        optimizer.step()
+        optimizer.zero_grad()
     return model
 
 

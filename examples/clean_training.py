@@ -1,4 +1,5 @@
-"""Correct training loops: plain, accumulated with a mean loss, accumulated with a summed loss.
+"""Correct training loops: plain, accumulated with a mean loss, accumulated with a summed loss,
+with the last partial window stepped too.
 
 torchlint reports nothing here.
 """
@@ -23,7 +24,7 @@ def train_accumulated_mean(model, train_loader, optimizer, gradient_accumulation
         loss = criterion(outputs, target)
         loss = loss / gradient_accumulation_steps
         loss.backward()
-        if (i + 1) % gradient_accumulation_steps == 0:
+        if (i + 1) % gradient_accumulation_steps == 0 or (i + 1) == len(train_loader):
             optimizer.step()
             optimizer.zero_grad()
 
@@ -34,7 +35,7 @@ def train_accumulated_sum(model, train_loader, optimizer, gradient_accumulation_
     for i, (images, target) in enumerate(train_loader):
         loss = criterion(model(images), target)
         loss.backward()
-        if (i + 1) % gradient_accumulation_steps == 0:
+        if (i + 1) % gradient_accumulation_steps == 0 or (i + 1) == len(train_loader):
             optimizer.step()
             optimizer.zero_grad()
 
@@ -45,5 +46,5 @@ def train_window_reset(model, loader, optimizer, criterion, n: int = 8):
         if i % n == 0:
             optimizer.zero_grad()
         (criterion(model(x), y) / n).backward()
-        if (i + 1) % n == 0:
+        if (i + 1) % n == 0 or (i + 1) == len(loader):
             optimizer.step()

@@ -32,7 +32,7 @@ def finetune(model, train_loader, val_loader, args):
             outputs = model(images)
             loss = criterion(outputs, target)
             loss.backward()
-            if (i + 1) % accumulation_steps == 0:
+            if (i + 1) % accumulation_steps == 0 or (i + 1) == len(train_loader):
                 optimizer.step()
                 optimizer.zero_grad()
         print(f"epoch {epoch}: accuracy {evaluate(model, val_loader, args.device):.3f}")

@@ -20,6 +20,13 @@ EXAMPLE_BUGS = {
     ("finetune_accumulation.py", "TL003"),
     ("accumulate_every_n.py", "TL004"),
     ("gan_and_two_losses.py", "TL005"),
+    ("reset_mistakes.py", "TL006"),
+    ("reset_mistakes.py", "TL007"),
+    ("logging_and_eval.py", "TL008"),
+    ("lr_schedule.py", "TL009"),
+    ("lr_schedule.py", "TL010"),
+    ("logging_and_eval.py", "TL011"),
+    ("char_rnn.py", "TL012"),
 }
 
 ACCUMULATION_BUG = textwrap.dedent(
@@ -80,15 +87,16 @@ def test_fix_repairs_examples_and_second_run_finds_nothing_fixable(torchlint, tm
     copy = tmp_path / "examples"
     shutil.copytree(REPO / "examples", copy)
     first = torchlint("--fix", str(copy), "--output-format", "concise")
-    assert first.returncode == 1  # the unsafe TL002 fix is left for --unsafe-fixes
-    assert "Fixed 4 problems." in first.stdout
-    assert "TL002" in first.stdout and "1 more fixable with --unsafe-fixes." in first.stdout
+    assert first.returncode == 1  # unsafe fixes wait for --unsafe-fixes; TL011 has no fix
+    assert "Fixed 9 problems." in first.stdout
+    assert sorted(re.findall(r": (TL\d{3}) ", first.stdout)) == ["TL002", "TL010", "TL011"]
+    assert "2 more fixable with --unsafe-fixes." in first.stdout
     snapshot = {p.name: p.read_bytes() for p in copy.glob("*.py")}
     second = torchlint("--fix", str(copy), "--output-format", "json")
-    assert [d["code"] for d in findings(second)] == ["TL002"]
+    assert sorted(d["code"] for d in findings(second)) == ["TL002", "TL010", "TL011"]
     assert {p.name: p.read_bytes() for p in copy.glob("*.py")} == snapshot
-    unsafe = torchlint("--unsafe-fixes", str(copy))
-    assert unsafe.returncode == 0 and "All checks passed." in unsafe.stdout
+    unsafe = torchlint("--unsafe-fixes", str(copy), "--output-format", "json")
+    assert [d["code"] for d in findings(unsafe)] == ["TL011"]
     for path in copy.glob("*.py"):
         cst.parse_module(path.read_text(encoding="utf-8"))
 

@@ -22,7 +22,7 @@ BUG = textwrap.dedent(
     for i, (x, y) in enumerate(loader):
         loss = criterion(model(x), y)
         loss.backward()
-        if (i + 1) % accum == 0:
+        if (i + 1) % accum == 0 or (i + 1) == len(loader):
             optimizer.step()
             optimizer.zero_grad()
     """
@@ -157,7 +157,7 @@ def test_overlapping_fixes_converge_over_rounds():
     source = BUG.replace("(i + 1) % accum", "i % accum")
     outcome = fix_source(source, "t.py", ALL_RULES)
     assert outcome.converged and outcome.remaining == []
-    assert FIXED_LINE in outcome.source and "(i + 1) % accum == 0" in outcome.source
+    assert FIXED_LINE in outcome.source and "(i + 1) % accum == 0 or" in outcome.source
     assert fix_source(outcome.source, "t.py", ALL_RULES).source == outcome.source
 
 

@@ -25,6 +25,7 @@ import libcst as cst
 
 from torchlint.names import (
     GRAD_SCALERS,
+    NO_GRAD_CONTEXTS,
     ModuleNames,
     dotted_name,
     int_value,
@@ -141,6 +142,7 @@ class LoopCounter:
     source: str  # enumerate | range | count | manual
     increment: Optional[Assignment] = None  # the `name += 1` of a manual counter
     origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
+    iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
 
     def value_at(self, order: int) -> Optional[int]:
         """The counter's value on the first micro-batch, read at program point `order`."""
@@ -202,6 +204,8 @@ class TrainingLoop:
     counters: Tuple[LoopCounter, ...]
     optimizer_names: FrozenSet[str] = field(default=frozenset())
     scheduler_names: FrozenSet[str] = field(default=frozenset())
+    outer_contexts: Tuple[cst.BaseExpression, ...] = ()  # `with` items around the loop, in its function
+    optimizer_models: Tuple[Tuple[str, FrozenSet[str]], ...] = ()  # optimizer -> models whose parameters it holds
 
     # --- the questions rules ask ------------------------------------------------
 
@@ -302,6 +306,277 @@ class TrainingLoop:
     def origin(self, expression: cst.BaseExpression, use: Site, names: ModuleNames) -> LossOrigin:
         """Trace a loss expression used at `use` back through the loop body to its criterion."""
         return _OriginTracer(self, names, use).trace(expression, use.order, 0)
+
+    # --- steps and resets -----------------------------------------------------------
+
+    def last_backward_before(self, site: Site) -> Optional[BackwardSite]:
+        earlier = [b for b in self.loop_backwards if b.order < site.order]
+        return earlier[-1] if earlier else None
+
+    def resets_affecting(self, step: StepSite) -> List[ResetSite]:
+        """Resets that clear the gradients `step` applies (its optimizer's, or its model's)."""
+        models = dict(self.optimizer_models).get(step.receiver, frozenset())
+        single_optimizer = len(self.optimizer_names) == 1
+        affecting = []
+        for reset in self.resets:
+            if reset.kind != "zero_grad":
+                continue
+            if reset.target == step.receiver or reset.target in models:
+                affecting.append(reset)
+            elif not models and single_optimizer and reset.target not in self.optimizer_names:
+                affecting.append(reset)
+        return affecting
+
+    def resets_wiping(self, step: StepSite) -> List[ResetSite]:
+        """Resets between the last backward and `step`, on every path to it: the step applies zeros."""
+        backward = self.last_backward_before(step)
+        if backward is None:
+            return []
+        return [
+            reset
+            for reset in self.resets_affecting(step)
+            if backward.order < reset.order < step.order and reset.depth == 0 and reset.runs_whenever(step)
+        ]
+
+    def in_accumulate_context(self, site: Site) -> bool:
+        """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""
+        for item in self.outer_contexts + site.contexts:
+            if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "accumulate":
+                return True
+        return False
+
+    # --- the loop's surroundings --------------------------------------------------------
+
+    def value_before_loop(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value `name` was last given before the loop, in the blocks around it."""
+        return _value_before(self.enclosing, name)
+
+    @property
+    def first_body_statement(self) -> Optional[cst.CSTNode]:
+        body = self.node.body
+        return body.body[0] if isinstance(body, cst.IndentedBlock) and body.body else None
+
+    def statements_after(self) -> Block:
+        """The statements that follow the loop in its own block."""
+        if not self.enclosing:
+            return ()
+        statements, index = self.enclosing[-1]
+        return statements[index + 1:]
+
+    def flushed_after(self, optimizer: str) -> bool:
+        """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop."""
+        for statement in self.statements_after():
+            for call in _calls_in(statement):
+                func = call.func
+                if not isinstance(func, cst.Attribute) or func.attr.value != "step":
+                    continue
+                first = positional(call, 0)
+                if dotted_name(func.value) == optimizer or (first is not None and dotted_name(first) == optimizer):
+                    return True
+        return False
+
+    def used_as_tensor(self, name: str) -> bool:
+        """`name.item()`, `name.backward()`... anywhere in the function (or module) around the loop."""
+        if not self.enclosing:
+            return False
+        finder = _AttributeUse(name)
+        for statement in self.enclosing[0][0]:
+            statement.visit(finder)
+        return finder.found
+
+    # --- gradient mode -------------------------------------------------------------------
+
+    def grad_disabled_at(self, site: Site, names: ModuleNames) -> Optional[cst.BaseExpression]:
+        """The `no_grad()`/`inference_mode()` context or decorator in force at `site`, if any."""
+        decorators = tuple(d.decorator for d in self.function.decorators) if self.function is not None else ()
+        disabled = None
+        for item in decorators + self.outer_contexts + site.contexts:
+            mode = _grad_mode(item, names)
+            if mode == "off":
+                disabled = item
+            elif mode == "on":
+                disabled = None
+        return disabled
+
+    def computed_without_grad(self, backward: BackwardSite, names: ModuleNames) -> Optional[cst.BaseExpression]:
+        """The context that disabled gradients while the backward's loss was computed, if any."""
+        loss = backward.loss
+        if loss is None:
+            return None
+        name = dotted_name(loss)
+        if name is None:  # an expression computed right in the backward call
+            return self.grad_disabled_at(backward, names)
+        for candidate in (name, name.split(".", 1)[0]):  # `outputs.loss`, then `outputs`
+            assignments = self.assignments_to(candidate, backward.order)
+            if assignments:
+                return self.grad_disabled_at(assignments[-1], names)
+        return None
+
+    # --- history and state -----------------------------------------------------------------
+
+    def history_accumulations(self, names: ModuleNames) -> List[Tuple[str, cst.BaseExpression, Assignment]]:
+        """(total, added, update) for `total += loss` where `total` starts as a number before the loop."""
+        backward_losses = {b.loss_name for b in self.backwards if b.loss_name}
+        found = []
+        for assignment in self.assignments:
+            added = _added_term(assignment)
+            total = assignment.target
+            if added is None or total in backward_losses:
+                continue
+            if not isinstance(self.value_before_loop(total), (cst.Integer, cst.Float)):
+                continue
+            if self.grad_disabled_at(assignment, names) is not None:
+                continue
+            if self._attached_to_graph(added, assignment, names, backward_losses):
+                found.append((total, added, assignment))
+        return found
+
+    def _attached_to_graph(self, added, assignment: Assignment, names: ModuleNames, backward_losses) -> bool:
+        if dotted_name(added) in backward_losses:
+            return True
+        origin = self.origin(added, assignment, names)
+        return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none"}
+
+    def is_fed_back_state(self, name: str) -> bool:
+        """`h = rnn(x, h)`: the name's carried update is a call that takes it as input."""
+        update = self.carried(name)
+        return update is not None and _feeds_itself(update.value, name)
+
+    def fed_back_states(self, names: ModuleNames) -> List[Assignment]:
+        """Model outputs fed back as inputs next iteration, with their graph, into a backward."""
+        feeding: Set[str] = set()
+        for backward in self.loop_backwards:
+            if backward.loss is not None:
+                feeding |= self.feeding_names(backward.loss, backward.order)
+        states = []
+        seen: Set[str] = set()
+        for assignment in self.assignments:
+            name = assignment.target
+            if name in seen or name not in feeding or assignment.depth != 0:
+                continue
+            seen.add(name)
+            if not self.is_fed_back_state(name) or self.carried(name) is not assignment:
+                continue
+            if self.grad_disabled_at(assignment, names) is not None:
+                continue
+            if any(call.callee == f"{name}.detach_" and call.order < assignment.order for call in self.calls):
+                continue
+            states.append(assignment)
+        return states
+
+    def state_is_tuple(self, state: Assignment, names: ModuleNames) -> bool:
+        """The state comes from an `nn.LSTM`, whose hidden state is an `(h, c)` tuple."""
+        value = state.value
+        if not isinstance(value, cst.Call):
+            return False
+        callee = dotted_name(value.func)
+        constructors = names.constructors_of(callee) if callee else []
+        return any(c.endswith(".LSTM") for c in constructors)
+
+    # --- accumulation windows -------------------------------------------------------------
+
+    def trailing_windows(self) -> List[Tuple[StepSite, AccumulationCheck, LoopCounter]]:
+        """Steps whose accumulation condition cannot hold on the loop's last micro-batch."""
+        found = []
+        for step in self.optimizer_steps:
+            if step.depth != 0 or not any(b.order < step.order for b in self.loop_backwards):
+                continue
+            for check in self.accumulation_checks(step):
+                counter = self.counter(check.counter)
+                if check.kind != "modulo" or check.remainder != "zero" or counter is None:
+                    continue
+                if counter.source not in ("enumerate", "range") or counter.value_at(step.order) is None:
+                    continue
+                if counter.value_at(step.order) + check.offset != 1 or _mentions_len(check.guard.test):
+                    continue
+                if _length_divides(counter, check.count):
+                    continue
+                found.append((step, check, counter))
+                break
+        return found
+
+
+def _value_before(enclosing: Tuple[Tuple[Block, int], ...], name: str) -> Optional[cst.BaseExpression]:
+    for statements, index in reversed(enclosing):
+        for statement in reversed(statements[:index]):
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in reversed(statement.body):
+                if isinstance(small, cst.Assign) and any(dotted_name(t.target) == name for t in small.targets):
+                    return small.value
+                if isinstance(small, cst.AnnAssign) and dotted_name(small.target) == name:
+                    return small.value
+    return None
+
+
+class _AttributeUse(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self.found = True
+
+
+def _grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
+    """"off" for `torch.no_grad()`-like contexts and decorators, "on" for `enable_grad()`, else None."""
+    call = item if isinstance(item, cst.Call) else None
+    qualified = names.qualify(call.func if call is not None else item)
+    if qualified is None:
+        return None
+    if qualified in NO_GRAD_CONTEXTS:
+        return "off"
+    if qualified in ("torch.enable_grad", "torch.autograd.enable_grad"):
+        return "on"
+    if qualified in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
+        flag = positional(call, 0) or keyword(call, "mode")
+        if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+            return "on" if flag.value == "True" else "off"
+    return None
+
+
+_DETACHING_CALLS = ("detach", "repackage", "tuple", "list")
+
+
+def _feeds_itself(value: Optional[cst.BaseExpression], name: str) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    callee = dotted_name(value.func)
+    if callee is None or any(word in last_component(callee).lower() for word in _DETACHING_CALLS):
+        return False
+    return any(name in set(iter_names(arg.value)) for arg in value.args)
+
+
+def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
+    """`loss` in `total += loss` or `total = total + loss`."""
+    if assignment.operator == "+=":
+        return assignment.value
+    value = assignment.value
+    if assignment.operator == "=" and isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        if dotted_name(value.left) == assignment.target:
+            return value.right
+        if dotted_name(value.right) == assignment.target:
+            return value.left
+    return None
+
+
+def _mentions_len(test: cst.BaseExpression) -> bool:
+    return any(dotted_name(call.func) == "len" for call in _calls_in(test))
+
+
+def _length_divides(counter: LoopCounter, count: cst.BaseExpression) -> bool:
+    """`range(64)` with `N = 8`: the window always closes on the last micro-batch."""
+    iterable = counter.iterable
+    n = int_value(count)
+    if n is None or not isinstance(iterable, cst.Call) or dotted_name(iterable.func) != "range":
+        return False
+    bounds = [int_value(arg.value) for arg in iterable.args]
+    if len(bounds) == 1 and bounds[0] is not None:
+        return bounds[0] % n == 0
+    if len(bounds) == 2 and None not in bounds:
+        return (bounds[1] - bounds[0]) % n == 0
+    return False
 
 
 def _is_detach(value: Optional[cst.BaseExpression], name: str) -> bool:
@@ -577,21 +852,26 @@ class _LoopFinder:
         chain: Tuple[Tuple[Block, int], ...],
         function: Optional[cst.FunctionDef],
         class_def: Optional[cst.ClassDef],
+        contexts: Tuple[cst.BaseExpression, ...] = (),
     ) -> None:
         for index, statement in enumerate(statements):
             here = chain + ((statements, index),)
             if isinstance(statement, (cst.For, cst.While)) and _calls_backward_directly(statement, self.names):
-                self.loops.append(_LoopBuilder(self.names, statement, function, class_def, here).build())
+                builder = _LoopBuilder(self.names, statement, function, class_def, here, contexts)
+                self.loops.append(builder.build())
             if isinstance(statement, cst.FunctionDef):
                 self.walk(_block_statements(statement), (), statement, class_def)
             elif isinstance(statement, cst.ClassDef):
                 self.walk(_block_statements(statement), (), None, statement)
             else:
+                inner = contexts
+                if isinstance(statement, cst.With):
+                    inner = contexts + tuple(item.item for item in statement.items)
                 for owner, _ in _children_blocks(statement):
                     if owner is statement or not isinstance(owner, cst.If):
-                        self.walk(_block_statements(owner), here, function, class_def)
+                        self.walk(_block_statements(owner), here, function, class_def, inner)
                     else:
-                        self.walk((owner,), here, function, class_def)
+                        self.walk((owner,), here, function, class_def, inner)
 
 
 def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
@@ -691,8 +971,10 @@ class _LoopBuilder:
         function: Optional[cst.FunctionDef],
         class_def: Optional[cst.ClassDef],
         enclosing: Tuple[Tuple[Block, int], ...],
+        outer_contexts: Tuple[cst.BaseExpression, ...] = (),
     ) -> None:
         self.names = names
+        self.outer_contexts = outer_contexts
         self.loop = loop
         self.function = function
         self.class_def = class_def
@@ -721,10 +1003,26 @@ class _LoopBuilder:
         receivers = {step.receiver for step in self.steps}
         optimizers = frozenset(r for r in receivers if self._is_optimizer(r, draft))
         schedulers = frozenset(r for r in receivers - optimizers if self._is_scheduler(r))
+        models = tuple((optimizer, self._optimized_models(optimizer)) for optimizer in sorted(optimizers))
         return TrainingLoop(
             **{**draft.__dict__, "counters": tuple(self._counters(draft)),
-               "optimizer_names": optimizers, "scheduler_names": schedulers}
+               "optimizer_names": optimizers, "scheduler_names": schedulers,
+               "outer_contexts": self.outer_contexts, "optimizer_models": models}
         )
+
+    def _optimized_models(self, optimizer: str) -> FrozenSet[str]:
+        """`model` for `optimizer = SGD(model.parameters())`; empty when it cannot be read."""
+        models: Set[str] = set()
+        for value in self.names.values_of(optimizer):
+            if not isinstance(value, cst.Call):
+                continue
+            for call in _calls_in(value):
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+                    owner = dotted_name(func.value)
+                    if owner is not None:
+                        models.add(owner)
+        return frozenset(models)
 
     # --- walking the body -----------------------------------------------------------
 
@@ -907,30 +1205,23 @@ class _LoopBuilder:
             name = dotted_name(target.elements[0].value)
             start_node = positional(iterable, 1) or keyword(iterable, "start")
             start = 0 if start_node is None else int_value(start_node)
-            return LoopCounter(name, start, "enumerate", None, iterable) if name else None
+            counted = positional(iterable, 0)
+            counted = _unwrap(counted, self.names) if counted is not None else None
+            return LoopCounter(name, start, "enumerate", None, iterable, counted) if name else None
         name = dotted_name(target)
         if name is None:
             return None
         if short == "range" and callee == "range":
             first = positional(iterable, 0)
             start = 0 if positional(iterable, 1) is None else int_value(first)
-            return LoopCounter(name, start, "range", None, iterable)
+            return LoopCounter(name, start, "range", None, iterable, iterable)
         if qualified == "itertools.count" or callee == "count":
             first = positional(iterable, 0) or keyword(iterable, "start")
             return LoopCounter(name, 0 if first is None else int_value(first), "count", None, iterable)
         return None
 
     def _initial_value(self, name: str) -> Optional[int]:
-        for statements, index in reversed(self.enclosing):
-            for statement in reversed(statements[:index]):
-                if not isinstance(statement, cst.SimpleStatementLine):
-                    continue
-                for small in statement.body:
-                    if isinstance(small, cst.Assign) and any(dotted_name(t.target) == name for t in small.targets):
-                        return int_value(small.value)
-                    if isinstance(small, cst.AnnAssign) and dotted_name(small.target) == name:
-                        return int_value(small.value) if small.value is not None else None
-        return None
+        return int_value(_value_before(self.enclosing, name))
 
 
 _AUGMENTED = {

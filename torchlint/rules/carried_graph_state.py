@@ -1,0 +1,212 @@
+"""TL012 carried-graph-state: model output fed back as input keeps the whole history's graph.
+
+## What it does
+
+Flags a tensor produced by the model in one iteration and fed back as its
+input in the next (`out, h = rnn(x, h)`, `state = model(state)`) in a loop
+that calls `backward()`, when nothing detaches it (`h = h.detach()`,
+`repackage_hidden(h)`) or re-initialises it each iteration.
+
+## Why is this bad?
+
+The state carries the graph of the iteration that produced it. The next
+`backward()` walks back into that graph, whose buffers the previous backward
+freed: "Trying to backward through the graph a second time". Adding
+`retain_graph=True` turns the crash into a leak: the graph then spans every
+iteration since the start, so each backward gets slower and memory grows
+until it runs out.
+
+## Example
+
+```python
+hidden = torch.zeros(1, batch, size)
+for x, y in batches:
+    out, hidden = rnn(x, hidden)
+    loss = criterion(out, y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+hidden = torch.zeros(1, batch, size)
+for x, y in batches:
+    hidden = hidden.detach()
+    out, hidden = rnn(x, hidden)
+    loss = criterion(out, y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+Not flagged: state detached before it is reused, re-initialised each
+iteration, or computed under `torch.no_grad()`.
+
+## Fix safety
+
+Safe when the loop does not pass `retain_graph=True` (the code cannot run a
+second iteration as written, and truncating backpropagation at the window
+boundary is what every recurrent training loop does); unsafe otherwise,
+since detaching then changes which gradients are computed. The fix inserts
+`h = h.detach()` at the top of the loop body (for an `nn.LSTM`'s `(h, c)`
+tuple, each element is detached; a state that starts as `None` is detached
+only once it exists).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR, SAFE, UNSAFE, Fix
+from torchlint.rules import Example, Finding, Rule
+
+
+class CarriedGraphState(Rule):
+    code = "TL012"
+    name = "carried-graph-state"
+    severity = ERROR
+    summary = "model output fed back as input across iterations without `detach()`"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            if not loop.loop_backwards:
+                continue
+            for state in loop.fed_back_states(context.names):
+                name = state.target
+                producer = context.code(state.value.func) if isinstance(state.value, cst.Call) else "the model"
+                retained = any(b.retain_graph is not None for b in loop.backwards)
+                consequence = (
+                    "with `retain_graph=True` the graph spans every iteration so far and memory grows until "
+                    "it runs out" if retained else
+                    "the next `backward()` goes back into the previous iteration's freed graph: RuntimeError "
+                    "'Trying to backward through the graph a second time'"
+                )
+                message = (
+                    f"`{name}` is produced by `{producer}` and fed back into it on the next iteration without "
+                    f"`.detach()`: {consequence}."
+                )
+                yield Finding(state.node, message, self._fix(context, loop, state, retained))
+
+    def _fix(self, context: FileContext, loop, state, retained: bool):
+        first = loop.first_body_statement
+        if first is None:
+            return None
+        name = state.target
+        detached = f"tuple(part.detach() for part in {name})" if loop.state_is_tuple(state, context.names) \
+            else f"{name}.detach()"
+        initial = loop.value_before_loop(name)
+        if initial is None or (isinstance(initial, cst.Name) and initial.value == "None"):
+            detached = f"None if {name} is None else {detached}"
+        return Fix(
+            UNSAFE if retained else SAFE,
+            f"Detach `{name}` at the top of the loop body",
+            (context.insert_line_before(first, f"{name} = {detached}"),),
+        )
+
+    valid = (
+        """
+hidden = torch.zeros(1, 4, 8)
+for x, y in batches:
+    hidden = hidden.detach()
+    out, hidden = rnn(x, hidden)
+    criterion(out, y).backward()
+    optimizer.step()
+""",
+        """
+for x, y in batches:
+    hidden = repackage_hidden(hidden)
+    out, hidden = model(x, hidden)
+    criterion(out, y).backward()
+""",
+        # Re-initialised every iteration.
+        """
+for x, y in batches:
+    hidden = model.init_hidden(x.size(0))
+    out, hidden = model(x, hidden)
+    criterion(out, y).backward()
+""",
+        # State computed under no_grad carries no graph.
+        """
+import torch
+for x, y in batches:
+    with torch.no_grad():
+        memory = encoder(x, memory)
+    criterion(decoder(x, memory), y).backward()
+""",
+    )
+    invalid = (
+        Example(
+            """
+hidden = torch.zeros(1, 4, 8)
+for x, y in batches:
+    out, hidden = rnn(x, hidden)
+    loss = criterion(out, y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+hidden = torch.zeros(1, 4, 8)
+for x, y in batches:
+    hidden = hidden.detach()
+    out, hidden = rnn(x, hidden)
+    loss = criterion(out, y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+import torch.nn as nn
+lstm = nn.LSTM(8, 16)
+state = None
+for x, y in batches:
+    out, state = lstm(x, state)
+    criterion(head(out), y).backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=6,
+            fixed="""
+import torch.nn as nn
+lstm = nn.LSTM(8, 16)
+state = None
+for x, y in batches:
+    state = None if state is None else tuple(part.detach() for part in state)
+    out, state = lstm(x, state)
+    criterion(head(out), y).backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            unsafe=True,
+        ),
+        Example(
+            """
+while step < total:
+    state = model(state)
+    loss = (state - target).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    step += 1
+""",
+            line=3,
+            fixed="""
+while step < total:
+    state = None if state is None else state.detach()
+    state = model(state)
+    loss = (state - target).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    step += 1
+""",
+        ),
+    )

@@ -1,0 +1,177 @@
+"""TL008 loss-history-accumulation: a running total keeps every iteration's graph alive.
+
+## What it does
+
+Flags `total += loss` (or `total = total + loss`) in a training loop when
+`total` starts as a number before the loop and `loss` is a tensor attached
+to the graph: a loss passed to `backward()` in the loop, or the result of a
+torch criterion.
+
+## Why is this bad?
+
+Adding a graph-attached tensor to a number makes `total` a tensor whose
+history holds the graph of every iteration so far (PyTorch's FAQ: "Don't
+accumulate history across your training loop"). Memory grows with every
+batch until the process runs out of it, and all that was wanted was a number
+to log.
+
+## Example
+
+```python
+running_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    running_loss += loss
+```
+
+## Use instead
+
+```python
+running_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    running_loss += loss.item()
+```
+
+Not flagged: `loss.item()`, `float(loss)`, `loss.detach()` (and
+`.detach().cpu()`), totals inside `torch.no_grad()` or
+`torch.inference_mode()`, and the loss accumulator that is itself
+backpropagated (see TL001).
+
+## Fix safety
+
+Safe when `total` is only used as a number: the fix adds `.item()`, which
+turns the running total into a Python float and frees each iteration's
+graph. No fix is offered when the code later uses `total` as a tensor
+(`total.item()`, `total.backward()`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import SAFE, WARNING, Fix
+from torchlint.rules import Example, Finding, Rule
+
+
+class LossHistoryAccumulation(Rule):
+    code = "TL008"
+    name = "loss-history-accumulation"
+    severity = WARNING
+    summary = "a number accumulates a graph-attached loss across iterations"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            for total, added, update in loop.history_accumulations(context.names):
+                added_code = context.code(added)
+                message = (
+                    f"`{total}` adds up `{added_code}`, which is still attached to the graph: `{total}` becomes "
+                    f"a tensor holding the graph of every iteration, and memory grows each batch. "
+                    f"Accumulate `{added_code}.item()` instead."
+                )
+                fix = None
+                if not loop.used_as_tensor(total):
+                    item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
+                        else f"({added_code}).item()"
+                    fix = Fix(SAFE, f"Use `{item}`", (context.replace(added, item),))
+                yield Finding(update.node, message, fix)
+
+    valid = (
+        """
+total = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    total += loss.item()
+""",
+        """
+total = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    total += loss.detach().cpu()
+    seen = seen + float(loss)
+""",
+        # Evaluation under no_grad: nothing is attached to a graph.
+        """
+import torch
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    with torch.no_grad():
+        val_total = 0
+        val_total += criterion(model(vx), vy)
+""",
+        # The accumulator that is backpropagated is TL001's business.
+        """
+loss = 0
+for out in outputs:
+    loss += criterion(out, y)
+    loss.backward()
+""",
+    )
+    invalid = (
+        Example(
+            """
+running_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    running_loss += loss
+print(running_loss / len(loader))
+""",
+            line=8,
+            fixed="""
+running_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    running_loss += loss.item()
+print(running_loss / len(loader))
+""",
+        ),
+        Example(
+            """
+import torch.nn.functional as F
+epoch_loss = 0
+for x, y in loader:
+    out = model(x)
+    F.cross_entropy(out, y).backward()
+    epoch_loss = epoch_loss + F.cross_entropy(out, y)
+""",
+            line=7,
+            fixed="""
+import torch.nn.functional as F
+epoch_loss = 0
+for x, y in loader:
+    out = model(x)
+    F.cross_entropy(out, y).backward()
+    epoch_loss = epoch_loss + F.cross_entropy(out, y).item()
+""",
+        ),
+        Example(
+            """
+total = 0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    total += loss
+print(total.item())
+""",
+            line=6,
+        ),
+    )
+

@@ -1,0 +1,185 @@
+"""TL009 scheduler-step-order: the LR scheduler steps before the optimizer, or on every micro-batch.
+
+## What it does
+
+Flags `scheduler.step()` inside a training loop when it runs before
+`optimizer.step()` in the iteration, or when it runs on every micro-batch
+while `optimizer.step()` is conditional (gradient accumulation).
+
+## Why is this bad?
+
+Since PyTorch 1.1 the scheduler must step after the optimizer. Stepping it
+first skips the first value of the schedule (PyTorch warns "Detected call of
+`lr_scheduler.step()` before `optimizer.step()`" once, then stays silent)
+and shifts the whole schedule by one. Stepping it on every micro-batch while
+the optimizer steps once per window decays the learning rate `N`× too fast:
+warm-up ends early and the run finishes on a learning rate it was never
+meant to reach.
+
+## Example
+
+```python
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    scheduler.step()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+```
+
+Not flagged: schedulers stepped once per epoch outside the batch loop, and
+`ReduceLROnPlateau`-style `scheduler.step(metric)` calls.
+
+## Fix safety
+
+Safe: the optimizer's step says where the scheduler's belongs. The fix moves
+`scheduler.step()` to just after `optimizer.step()`, inside its block.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from torchlint.context import FileContext
+from torchlint.model import SAFE, WARNING, Fix
+from torchlint.names import positional
+from torchlint.rules import Example, Finding, Rule
+
+
+class SchedulerStepOrder(Rule):
+    code = "TL009"
+    name = "scheduler-step-order"
+    severity = WARNING
+    summary = "LR scheduler stepped before the optimizer, or on every micro-batch"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            steps = [step for step in loop.optimizer_steps if step.depth == 0]
+            if not steps:
+                continue
+            step = steps[0]
+            check = loop.accumulation_check(step)
+            for scheduler in loop.scheduler_steps:
+                if scheduler.depth or positional(scheduler.node, 0) is not None or scheduler.node.args:
+                    continue
+                problem = self._problem(scheduler, step, check)
+                if problem is None:
+                    continue
+                sched_code, step_code = context.code(scheduler.node), context.code(step.node)
+                if problem == "before":
+                    message = (
+                        f"`{sched_code}` runs before `{step_code}`: PyTorch skips the first value of the "
+                        f"schedule (and warns once), so every learning rate comes one step early."
+                    )
+                else:
+                    message = (
+                        f"`{sched_code}` runs on every micro-batch but `{step_code}` only when "
+                        f"`{context.code(check.guard.test)}`: the schedule advances "
+                        f"`{context.code(check.count)}`× too fast."
+                    )
+                fix = None
+                if scheduler.on_own_line and step.on_own_line:
+                    fix = Fix(
+                        SAFE,
+                        f"Move `{sched_code}` after `{step_code}`",
+                        (context.delete_lines(scheduler.statement),
+                         context.insert_line_after(step.statement, sched_code)),
+                    )
+                yield Finding(scheduler.node, message, fix)
+
+    @staticmethod
+    def _problem(scheduler, step, check) -> Optional[str]:
+        if check is not None and id(check.guard.node) not in scheduler.guard_nodes:
+            return "every-microbatch"
+        if scheduler.order < step.order and scheduler.runs_whenever(step):
+            return "before"
+        return None
+
+    valid = (
+        """
+for x, y in loader:
+    criterion(model(x), y).backward()
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad()
+""",
+        # Per epoch, outside the batch loop.
+        """
+for epoch in range(epochs):
+    for x, y in loader:
+        criterion(model(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    scheduler.step()
+""",
+        # ReduceLROnPlateau takes a metric.
+        """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    plateau.step(loss.item())
+""",
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+        lr_scheduler.step()
+        optimizer.zero_grad()
+""",
+    )
+    invalid = (
+        Example(
+            """
+from torch.optim.lr_scheduler import OneCycleLR
+sched = OneCycleLR(optimizer, max_lr=0.1, total_steps=100)
+for x, y in loader:
+    optimizer.zero_grad()
+    sched.step()
+    criterion(model(x), y).backward()
+    optimizer.step()
+""",
+            line=6,
+            fixed="""
+from torch.optim.lr_scheduler import OneCycleLR
+sched = OneCycleLR(optimizer, max_lr=0.1, total_steps=100)
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+    sched.step()
+""",
+        ),
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    scheduler.step()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+""",
+        ),
+    )

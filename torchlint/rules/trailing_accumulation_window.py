@@ -1,0 +1,189 @@
+"""TL010 trailing-accumulation-window: the last, partial accumulation window is never applied.
+
+## What it does
+
+Flags the step condition of a gradient-accumulation loop when it cannot hold
+on the last micro-batch of the loop (`(i + 1) % N == 0` with `i` from
+`enumerate(loader)`, or `i % N == 0` with a 1-based `i`) and nothing after
+the loop flushes the gradients that are left (`optimizer.step()` after the
+loop).
+
+## Why is this bad?
+
+When the number of micro-batches is not a multiple of `N`, the last few
+micro-batches of the epoch add their gradients to `.grad` and the loop ends
+before the step. Those gradients are never applied in this epoch; worse,
+since nothing resets them, they leak into the first window of the next
+epoch, which then steps on more than `N` micro-batches.
+
+## Example
+
+```python
+for epoch in range(epochs):
+    for i, (x, y) in enumerate(loader):
+        (criterion(model(x), y) / accum_steps).backward()
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+for epoch in range(epochs):
+    for i, (x, y) in enumerate(loader):
+        (criterion(model(x), y) / accum_steps).backward()
+        if (i + 1) % accum_steps == 0 or (i + 1) == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+```
+
+Not flagged: a flush after the loop (`optimizer.step()` following it), a
+condition that already mentions the loop's length (`or i + 1 == len(loader)`),
+and iterables whose length is a known multiple of `N` (`range(64)` with
+`N = 8`).
+
+## Fix safety
+
+Unsafe: whether the partial window should be applied (scaled by `1/N`, as
+the fix does) or dropped is a training decision, and the extra step changes
+how many optimizer steps an epoch takes (which a scheduler may count). The
+fix adds `or (i + 1) == len(<iterable>)` to the condition; it is offered only
+when the iterable can be measured with `len()`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import UNSAFE, WARNING, Fix
+from torchlint.rules import Example, Finding, Rule
+
+
+class TrailingAccumulationWindow(Rule):
+    code = "TL010"
+    name = "trailing-accumulation-window"
+    severity = WARNING
+    summary = "accumulation whose last partial window is never stepped"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            for step, check, counter in loop.trailing_windows():
+                if loop.flushed_after(step.receiver):
+                    continue
+                iterable = counter.iterable
+                count = context.code(check.count)
+                message = (
+                    f"`{context.code(check.guard.test)}` cannot hold on the last micro-batch, and nothing after "
+                    f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
+                    f"multiple of `{count}`, the last window's gradients are never applied and leak into the "
+                    f"next epoch's first update."
+                )
+                fix = None
+                if isinstance(iterable, (cst.Name, cst.Attribute)):
+                    length = f"len({context.code(iterable)})"
+                    last = f"({counter.name} + 1) == {length}" if counter.start == 0 else f"{counter.name} == {length}"
+                    condition = check.guard.test
+                    fix = Fix(
+                        UNSAFE,
+                        f"Also step on the last micro-batch (`{last}`)",
+                        (context.replace(condition, f"{_grouped(context, condition)} or {last}"),),
+                    )
+                yield Finding(check.expression, message, fix)
+
+    valid = (
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0 or (i + 1) == len(loader):
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Flushed after the loop.
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+optimizer.step()
+optimizer.zero_grad()
+""",
+        # The length is a known multiple of the count.
+        """
+for i in range(64):
+    (criterion(model(xs[i]), ys[i]) / 8).backward()
+    if (i + 1) % 8 == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # No accumulation.
+        """
+for x, y in loader:
+    criterion(model(x), y).backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+    )
+    invalid = (
+        Example(
+            """
+for epoch in range(epochs):
+    for i, (x, y) in enumerate(loader):
+        (criterion(model(x), y) / accum_steps).backward()
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+""",
+            line=5,
+            fixed="""
+for epoch in range(epochs):
+    for i, (x, y) in enumerate(loader):
+        (criterion(model(x), y) / accum_steps).backward()
+        if (i + 1) % accum_steps == 0 or (i + 1) == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+""",
+            unsafe=True,
+        ),
+        Example(
+            """
+for step, batch in enumerate(train_dataloader, start=1):
+    loss = model(**batch).loss / args.gradient_accumulation_steps
+    loss.backward()
+    if step % args.gradient_accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=5,
+            fixed="""
+for step, batch in enumerate(train_dataloader, start=1):
+    loss = model(**batch).loss / args.gradient_accumulation_steps
+    loss.backward()
+    if step % args.gradient_accumulation_steps == 0 or step == len(train_dataloader):
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            unsafe=True,
+        ),
+        Example(
+            """
+for i, batch in enumerate(tqdm(batches())):
+    (model(batch).loss / 4).backward()
+    if (i + 1) % 4 == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=4,
+        ),
+    )
+
+
+def _grouped(context: FileContext, condition: cst.BaseExpression) -> str:
+    code = context.code(condition)
+    if isinstance(condition, cst.BooleanOperation) and isinstance(condition.operator, cst.And):
+        return f"({code})"
+    return code

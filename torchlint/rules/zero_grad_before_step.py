@@ -1,0 +1,148 @@
+"""TL006 zero-grad-before-step: gradients are reset between `backward()` and `step()`.
+
+## What it does
+
+Flags a gradient reset (`optimizer.zero_grad()`, or `model.zero_grad()` on
+the model the optimizer was built from) that runs after the last
+`backward()` and before `optimizer.step()` on the same path through the loop.
+
+## Why is this bad?
+
+The reset wipes the gradients `backward()` just computed, so `step()`
+applies zeros: plain SGD does nothing at all, and optimizers with momentum
+or Adam keep moving on stale state. The loss curve stays flat, or drifts,
+and nothing crashes.
+
+## Example
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+```
+
+## Use instead
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+Not flagged: resets before `backward()` or after `step()`.
+
+## Fix safety
+
+Safe: a reset placed between a backward and the step that needs its
+gradients has only one sensible meaning. The fix moves the reset to just
+after `step()`, in the step's block.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR, SAFE, Fix
+from torchlint.rules import Example, Finding, Rule
+
+
+class ZeroGradBeforeStep(Rule):
+    code = "TL006"
+    name = "zero-grad-before-step"
+    severity = ERROR
+    summary = "gradients reset between `backward()` and `step()`"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            for step in loop.optimizer_steps:
+                for reset in loop.resets_wiping(step):
+                    backward = loop.last_backward_before(step)
+                    reset_code = context.code(reset.node)
+                    message = (
+                        f"`{reset_code}` runs after `{context.code(backward.node)}` and before "
+                        f"`{context.code(step.node)}`: the step applies zero gradients, so the model does not "
+                        f"learn from this batch."
+                    )
+                    fix = None
+                    if reset.on_own_line and step.on_own_line:
+                        fix = Fix(
+                            SAFE,
+                            f"Move `{reset_code}` after `{context.code(step.node)}`",
+                            (context.delete_lines(reset.statement),
+                             context.insert_line_after(step.statement, reset_code)),
+                        )
+                    yield Finding(reset.node, message, fix)
+
+    valid = (
+        """
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+""",
+        """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+""",
+        # GAN: the generator's reset sits between the discriminator's backward and the generator's.
+        """
+for real in loader:
+    d_loss = d_criterion(real)
+    d_loss.backward()
+    d_opt.step()
+    g_opt.zero_grad()
+    g_loss = g_criterion(real)
+    g_loss.backward()
+    g_opt.step()
+    d_opt.zero_grad()
+""",
+    )
+    invalid = (
+        Example(
+            """
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+""",
+            line=5,
+            fixed="""
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+import torch
+optimizer = torch.optim.Adam(model.parameters())
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / 4).backward()
+    if (i + 1) % 4 == 0:
+        model.zero_grad()
+        optimizer.step()
+""",
+            line=7,
+            fixed="""
+import torch
+optimizer = torch.optim.Adam(model.parameters())
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / 4).backward()
+    if (i + 1) % 4 == 0:
+        optimizer.step()
+        model.zero_grad()
+""",
+        ),
+    )

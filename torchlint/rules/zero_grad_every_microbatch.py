@@ -1,0 +1,170 @@
+"""TL007 zero-grad-every-microbatch: an unconditional reset disables gradient accumulation.
+
+## What it does
+
+Flags a gradient reset that runs on every iteration of a loop whose
+`optimizer.step()` is conditional (gradient accumulation: `if (i + 1) % N
+== 0:` or a micro-batch counter).
+
+## Why is this bad?
+
+Accumulation relies on `.grad` summing over the `N` micro-batches of a
+window. Resetting on every micro-batch throws away all of them but the last,
+so each step uses one micro-batch scaled down by `N`: the large batch the
+code promises never happens, and nothing warns.
+
+## Example
+
+```python
+for i, (x, y) in enumerate(loader):
+    optimizer.zero_grad()
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+```
+
+## Use instead
+
+```python
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+Not flagged: a reset inside the same condition as the step (or opening the
+window, `if i % N == 0: optimizer.zero_grad()`), and loops inside
+`with accelerator.accumulate(model):`, where the prepared optimizer's
+`zero_grad()` and `step()` only act at the window boundary.
+
+## Fix safety
+
+Safe: the step's condition says where the window ends. The fix moves the
+reset into the step's block, right after `step()`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR, SAFE, Fix
+from torchlint.rules import Example, Finding, Rule
+
+
+class ZeroGradEveryMicrobatch(Rule):
+    code = "TL007"
+    name = "zero-grad-every-microbatch"
+    severity = ERROR
+    summary = "unconditional gradient reset in a loop whose step is conditional"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            reported = set()
+            for step in loop.optimizer_steps:
+                check = loop.accumulation_check(step)
+                if check is None or loop.in_accumulate_context(step):
+                    continue
+                wiping = {id(reset) for reset in loop.resets_wiping(step)}
+                for reset in loop.resets_affecting(step):
+                    if reset.guards or reset.depth or id(reset) in wiping or id(reset) in reported:
+                        continue
+                    if loop.in_accumulate_context(reset):
+                        continue
+                    reported.add(id(reset))
+                    reset_code = context.code(reset.node)
+                    condition = context.code(check.guard.test)
+                    message = (
+                        f"`{reset_code}` runs on every micro-batch but `{context.code(step.node)}` only when "
+                        f"`{condition}`: each step sees only the last micro-batch's gradients, so accumulation "
+                        f"over `{context.code(check.count)}` micro-batches is silently disabled."
+                    )
+                    fix = None
+                    if reset.on_own_line and step.on_own_line:
+                        fix = Fix(
+                            SAFE,
+                            f"Move `{reset_code}` into the step's block, after `{context.code(step.node)}`",
+                            (context.delete_lines(reset.statement),
+                             context.insert_line_after(step.statement, reset_code)),
+                        )
+                    yield Finding(reset.node, message, fix)
+
+    valid = (
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        """
+for i, (x, y) in enumerate(loader):
+    if i % n == 0:
+        optimizer.zero_grad()
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+""",
+        """
+for batch in loader:
+    with accelerator.accumulate(model):
+        optimizer.zero_grad()
+        accelerator.backward(model(**batch).loss)
+        if accelerator.sync_gradients:
+            optimizer.step()
+""",
+        # No accumulation: resetting every iteration is right.
+        """
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+""",
+    )
+    invalid = (
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    optimizer.zero_grad()
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+""",
+            line=3,
+            fixed="""
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        ),
+        Example(
+            """
+micro = 0
+for batch in loader:
+    self.optimizer.zero_grad(set_to_none=True)
+    loss = self.model(batch).loss / self.accum
+    self.scaler.scale(loss).backward()
+    micro += 1
+    if micro == self.accum:
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        micro = 0
+""",
+            line=4,
+            fixed="""
+micro = 0
+for batch in loader:
+    loss = self.model(batch).loss / self.accum
+    self.scaler.scale(loss).backward()
+    micro += 1
+    if micro == self.accum:
+        self.scaler.step(self.optimizer)
+        self.optimizer.zero_grad(set_to_none=True)
+        self.scaler.update()
+        micro = 0
+""",
+        ),
+    )
