@@ -16,7 +16,11 @@ def rule_markdown(rule: Type) -> str:
     doc = sys.modules[rule.__module__].__doc__ or ""
     _, _, body = doc.strip().partition("\n")
     fix = rule.fix_applicability()
-    fix_text = {"safe": "safe fix (`--fix`)", "unsafe": "unsafe fix (`--unsafe-fixes`)"}.get(fix, "no fix")
+    fix_text = {
+        "safe": "safe fix (`--fix`)",
+        "unsafe": "unsafe fix (`--unsafe-fixes`)",
+        "mixed": "safe fix (`--fix`), unsafe in the cases *Fix safety* names (`--unsafe-fixes`)",
+    }.get(fix, "no fix")
     severity = rule.severity_text or rule.severity
     header = (
         f"# {rule.code} {rule.name}\n\n"

@@ -48,11 +48,16 @@ _FRAMEWORK_CLASSES = ("accelerate.Accelerator", "lightning.Fabric", "lightning.f
 
 @dataclass(frozen=True)
 class Guard:
-    """An `if` between the loop and a statement; `negated` when in its `else`."""
+    """An `if` between the loop and a statement; `negated` when in its `else`.
+
+    `after_continue` marks the guard that `if test: ... continue` puts on the
+    statements after it: they run only when `test` is false.
+    """
 
     test: cst.BaseExpression
     negated: bool
     node: cst.CSTNode
+    after_continue: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,9 @@ class AccumulationCheck:
     """A condition that lets the step through once per accumulation window.
 
     `kind` is `modulo` (`i % N == 0`, `(i + 1) % N == 0`, `i % N == N - 1`,
-    `not i % N`) or `count` (`micro == N`, `micro >= N`).
+    `not i % N`) or `count` (`micro == N`, `micro >= N`). `negated` when the
+    step runs where `expression` is false: in the `else` of `if i % N != 0:`,
+    or after `if i % N: continue`.
     """
 
     kind: str
@@ -169,6 +176,7 @@ class AccumulationCheck:
     count: cst.BaseExpression
     remainder: str  # zero | last | other
     guard: Guard
+    negated: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,18 +237,55 @@ class TrainingLoop:
         return None
 
     def accumulation_checks(self, site: Site) -> List[AccumulationCheck]:
-        """Every accumulation condition among the `if`s guarding `site` (normally a step)."""
+        """Every accumulation condition among the `if`s guarding `site` (normally a step).
+
+        For a step, a condition counts only when gradients really build up across
+        iterations under it: not when the step's own reset runs inside the
+        condition before it (WGAN's `if i % n_critic == 0: opt_g.zero_grad(); ...;
+        opt_g.step()` is a schedule, not a window), and not when every backward
+        outside it is applied by another optimizer's unconditional step.
+        """
         checks = []
         for guard in site.guards:
-            if guard.negated:
-                continue
-            for check in _accumulation_checks(guard.test, guard):
+            for check in _accumulation_checks(guard.test, guard, not guard.negated):
                 if check.kind == "count" and self.counter(check.counter) is None:
                     continue
                 if int_value(check.count) == 1:
                     continue
+                if isinstance(site, StepSite) and not self._accumulates(site, check):
+                    continue
                 checks.append(check)
         return checks
+
+    def in_branch(self, site: Site, check: AccumulationCheck) -> bool:
+        """`site` runs only on iterations where `check` lets the step through."""
+        branch = (id(check.guard.node), check.guard.negated)
+        return any((id(guard.node), guard.negated) == branch for guard in site.guards)
+
+    def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
+        """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
+        found = []
+        for backward in self.loop_backwards:
+            if self.in_branch(backward, check):
+                # Only a loss summed over the window (`loss = loss + l`) spans iterations here.
+                if backward.loss_name is not None and self.accumulator(backward.loss_name) is not None:
+                    found.append(backward)
+            elif not self._applied_elsewhere(backward, step):
+                found.append(backward)
+        return found
+
+    def _accumulates(self, step: StepSite, check: AccumulationCheck) -> bool:
+        for reset in self.resets_affecting(step):
+            if reset.order < step.order and self.in_branch(reset, check):
+                return False
+        return bool(self.accumulated_backwards(step, check))
+
+    def _applied_elsewhere(self, backward: BackwardSite, step: StepSite) -> bool:
+        """Another optimizer steps whenever `backward` runs: its gradients are that optimizer's."""
+        return any(
+            other.receiver != step.receiver and other.depth == 0 and other.runs_whenever(backward)
+            for other in self.optimizer_steps
+        )
 
     def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
         checks = self.accumulation_checks(site)
@@ -259,11 +304,20 @@ class TrainingLoop:
         """The update through which `name` carries its value into the next iteration.
 
         True of `loss += f(x)` and `h = model(x, h)` when no plain assignment
-        re-initialises `name` earlier in the same iteration.
+        re-initialises `name` earlier in the same iteration whenever the update
+        runs. A reset under a narrower `if` (`if i % n == 0: loss = 0`, at the
+        start of a window) leaves the value carried between the resets.
         """
-        first = self.first_assignment(name)
-        if first is not None and first.reads_target:
-            return first
+        resets: List[Assignment] = []
+        for assignment in self.assignments:
+            if assignment.target != name or assignment.depth != 0:
+                continue
+            if not assignment.reads_target:
+                resets.append(assignment)
+            elif any(reset.runs_whenever(assignment) for reset in resets):
+                return None
+            else:
+                return assignment
         return None
 
     def accumulator(self, name: str) -> Optional[Assignment]:
@@ -279,6 +333,20 @@ class TrainingLoop:
             if name in sides:
                 return first
         return None
+
+    def backward_on_accumulator(self, backward: BackwardSite) -> Optional[Assignment]:
+        """The `loss += term` whose running sum `backward` backpropagates again every iteration.
+
+        None when the sum gets a fresh value after the backward whenever it runs
+        (`loss = 0` right after it, at the end of a window).
+        """
+        name = backward.loss_name
+        if name is None:
+            return None
+        accumulation = self.accumulator(name)
+        if accumulation is None or self.reassigned_after(name, backward):
+            return None
+        return accumulation
 
     def reassigned_after(self, name: str, site: Site) -> bool:
         """`name` gets a fresh value later in the iteration whenever `site` runs."""
@@ -307,6 +375,55 @@ class TrainingLoop:
         """Trace a loss expression used at `use` back through the loop body to its criterion."""
         return _OriginTracer(self, names, use).trace(expression, use.order, 0)
 
+    def graph_from_before(self, backward: BackwardSite, names: ModuleNames) -> Optional[str]:
+        """A tensor computed before the loop by a forward pass that the backward's loss is built from.
+
+        `features = backbone(x)` then `for head in heads: criterion(head(features), y).backward(
+        retain_graph=True)`: every iteration backpropagates through `features`' graph again.
+        """
+        if backward.loss is None:
+            return None
+        targets = set(iter_names(self.node.target)) if isinstance(self.node, cst.For) else set()
+        for name in sorted(self._value_inputs(backward.loss, backward.order)):
+            if name in targets or self.assignments_to(name, backward.order):
+                continue
+            value = self.value_before_loop(name)
+            if value is not None and self._builds_graph(value, names, 0):
+                return name
+        return None
+
+    def _value_inputs(self, expression: cst.BaseExpression, before: int, limit: int = 40) -> Set[str]:
+        """Names read as tensors (not called) by `expression`, through this iteration's assignments."""
+        seen: Set[str] = set()
+        pending = [(name, before) for name in _value_names(expression)]
+        while pending and len(seen) < limit:
+            name, order = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for assignment in self.assignments_to(name, order):
+                if assignment.value is not None:
+                    pending.extend((n, assignment.order) for n in _value_names(assignment.value))
+        return seen
+
+    def _builds_graph(self, value: cst.BaseExpression, names: ModuleNames, depth: int) -> bool:
+        """`backbone(x)` or an expression over one: a tensor with a graph, as far as the code shows."""
+        if depth > 3:
+            return False
+        if isinstance(value, cst.Call):
+            if names.qualify(value.func) is not None:
+                # torch factories make leaves; `F.relu(features)` keeps the graph of its input.
+                return any(self._builds_graph(arg.value, names, depth + 1) for arg in value.args)
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value in _TENSOR_METHODS:
+                return self._builds_graph(value.func.value, names, depth + 1)
+            # A lower-case callable with inputs is a module's forward; `Net(...)` builds a module.
+            callee = dotted_name(value.func) or ""
+            return bool(value.args) and not last_component(callee)[:1].isupper()
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            earlier = self.value_before_loop(dotted_name(value) or "")
+            return earlier is not None and self._builds_graph(earlier, names, depth + 1)
+        return any(self._builds_graph(part, names, depth + 1) for part in _value_parts(value))
+
     # --- steps and resets -----------------------------------------------------------
 
     def last_backward_before(self, site: Site) -> Optional[BackwardSite]:
@@ -321,11 +438,29 @@ class TrainingLoop:
         for reset in self.resets:
             if reset.kind != "zero_grad":
                 continue
-            if reset.target == step.receiver or reset.target in models:
+            if reset.target == step.receiver or any(_same_module(reset.target, model) for model in models):
                 affecting.append(reset)
             elif not models and single_optimizer and reset.target not in self.optimizer_names:
                 affecting.append(reset)
         return affecting
+
+    def resets_for(self, optimizer: str) -> List[ResetSite]:
+        """Resets that may clear `optimizer`'s gradients: a reset whose reach cannot be read counts.
+
+        `netD.zero_grad()` does not reach `optimizerG = Adam(netG.parameters())`;
+        `model.zero_grad()`, `p.grad = None` or a helper reach any optimizer whose
+        parameters cannot be traced.
+        """
+        models = dict(self.optimizer_models).get(optimizer, frozenset())
+        found = []
+        for reset in self.resets:
+            if reset.kind != "zero_grad" or reset.target == optimizer:
+                found.append(reset)
+            elif reset.target in self.optimizer_names:
+                continue
+            elif not models or any(_same_module(reset.target, model) for model in models):
+                found.append(reset)
+        return found
 
     def resets_wiping(self, step: StepSite) -> List[ResetSite]:
         """Resets between the last backward and `step`, on every path to it: the step applies zeros."""
@@ -437,6 +572,23 @@ class TrainingLoop:
         origin = self.origin(added, assignment, names)
         return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none"}
 
+    def graph_built_in_iteration(self, backward: BackwardSite) -> bool:
+        """The backward's tensors are computed in this iteration, not before the loop.
+
+        `for out in outputs: out.sum().backward(retain_graph=True)` walks one graph,
+        built before the loop, once per iteration; `loss = f(model(x))` builds a new one.
+        """
+        if backward.loss is None:
+            return False
+        parts = backward.loss.elements if isinstance(backward.loss, (cst.List, cst.Tuple)) else (backward.loss,)
+        for part in parts:
+            root = _root_name(part.value if isinstance(part, cst.BaseElement) else part)
+            if root is not None and not any(
+                self.assignments_to(candidate, backward.order) for candidate in _prefixes(root)
+            ):
+                return False
+        return True
+
     def is_fed_back_state(self, name: str) -> bool:
         """`h = rnn(x, h)`: the name's carried update is a call that takes it as input."""
         update = self.carried(name)
@@ -461,8 +613,23 @@ class TrainingLoop:
                 continue
             if any(call.callee == f"{name}.detach_" and call.order < assignment.order for call in self.calls):
                 continue
+            if self._detached_with_backwards(name, assignment):
+                continue
             states.append(assignment)
         return states
+
+    def _detached_with_backwards(self, name: str, update: Assignment) -> bool:
+        """`h = h.detach()` (or `repackage_hidden(h)`, `h.detach_()`) runs whenever a backward runs,
+        as in truncated BPTT's `if (t + 1) % k == 0: loss.backward(); ...; h = h.detach()`."""
+        detaches: List[Site] = [
+            a for a in self.assignments
+            if a.target == name and a is not update and a.depth == 0 and a.reads_target and _detaches(a.value)
+        ]
+        detaches += [call for call in self.calls if call.callee == f"{name}.detach_" and call.depth == 0]
+        backwards = self.loop_backwards
+        return bool(detaches and backwards) and all(
+            any(detach.runs_whenever(backward) for detach in detaches) for backward in backwards
+        )
 
     def state_is_tuple(self, state: Assignment, names: ModuleNames) -> bool:
         """The state comes from an `nn.LSTM`, whose hidden state is an `(h, c)` tuple."""
@@ -487,13 +654,54 @@ class TrainingLoop:
                     continue
                 if counter.source not in ("enumerate", "range") or counter.value_at(step.order) is None:
                     continue
-                if counter.value_at(step.order) + check.offset != 1 or _mentions_len(check.guard.test):
+                if counter.value_at(step.order) + check.offset != 1 or _mentions_end(check.guard.test, counter):
                     continue
                 if _length_divides(counter, check.count):
                     continue
                 found.append((step, check, counter))
                 break
         return found
+
+
+# Tensor methods whose result keeps the receiver's graph.
+_TENSOR_METHODS = frozenset(
+    {"mean", "sum", "view", "reshape", "flatten", "squeeze", "unsqueeze", "float", "to", "contiguous", "permute",
+     "transpose", "chunk", "split", "softmax", "log_softmax"}
+)
+
+
+def _value_names(node: cst.BaseExpression) -> List[str]:
+    """Dotted names `node` reads as values: arguments and operands, not the callables it calls."""
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        name = dotted_name(node)
+        return [name] if name is not None else []
+    if isinstance(node, cst.Call):
+        found = [name for arg in node.args for name in _value_names(arg.value)]
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
+            found += _value_names(func.value)
+        return found
+    return [name for part in _value_parts(node) for name in _value_names(part)]
+
+
+def _value_parts(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """The sub-expressions whose values flow into `node`: operands, elements, subscripted values."""
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    if isinstance(node, cst.Subscript):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [element.value for element in node.elements]
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        return [node.elt]
+    return []
+
+
+def _same_module(a: str, b: str) -> bool:
+    """`model` and `model.backbone` (or `model.module`) share parameters."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _value_before(enclosing: Tuple[Tuple[Block, int], ...], name: str) -> Optional[cst.BaseExpression]:
@@ -540,12 +748,49 @@ _DETACHING_CALLS = ("detach", "repackage", "tuple", "list")
 
 
 def _feeds_itself(value: Optional[cst.BaseExpression], name: str) -> bool:
+    """`rnn(x, h)`, `model(state)`, `lstm(x, (h, c))`: the name is passed straight back in."""
     if not isinstance(value, cst.Call):
         return False
     callee = dotted_name(value.func)
     if callee is None or any(word in last_component(callee).lower() for word in _DETACHING_CALLS):
         return False
-    return any(name in set(iter_names(arg.value)) for arg in value.args)
+    for arg in value.args:
+        if isinstance(arg.value, (cst.Tuple, cst.List)):
+            passed = [element.value for element in arg.value.elements]
+        else:
+            passed = [arg.value]
+        if any(dotted_name(item) == name for item in passed):
+            return True
+    return False
+
+
+def _detaches(value: Optional[cst.BaseExpression]) -> bool:
+    """`h.detach()`, `repackage_hidden(h)`, `tuple(s.detach() for s in h)`."""
+    if not isinstance(value, cst.Call):
+        return False
+    callee = last_component(dotted_name(value.func) or "").lower()
+    return bool(callee) and any(word in callee for word in _DETACHING_CALLS)
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    """`out` for `out[0].sum()`; None for a fresh call like `criterion(out, y)`."""
+    while True:
+        if isinstance(node, cst.Call):
+            if not isinstance(node.func, cst.Attribute):
+                return None
+            node = node.func.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            return dotted_name(node)
+        else:
+            return None
+
+
+def _prefixes(dotted: str) -> List[str]:
+    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]."""
+    parts = dotted.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
 
 
 def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
@@ -563,6 +808,26 @@ def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
 
 def _mentions_len(test: cst.BaseExpression) -> bool:
     return any(dotted_name(call.func) == "len" for call in _calls_in(test))
+
+
+def _mentions_end(test: cst.BaseExpression, counter: LoopCounter) -> bool:
+    """The condition names the loop's end: `len(loader)`, or `n` in `for b in range(1, n + 1)`."""
+    if _mentions_len(test):
+        return True
+    iterable = counter.iterable
+    if not isinstance(iterable, cst.Call) or dotted_name(iterable.func) != "range":
+        return False
+    stop = positional(iterable, 1) or positional(iterable, 0)
+    ends = [stop] if stop is not None else []
+    if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Add) and int_value(stop.right) == 1:
+        ends.append(stop.left)
+    return any(_contains(test, end) for end in ends)
+
+
+def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
+    if tree.deep_equals(part):
+        return True
+    return any(_contains(child, part) for child in tree.children)
 
 
 def _length_divides(counter: LoopCounter, count: cst.BaseExpression) -> bool:
@@ -591,30 +856,40 @@ def _is_detach(value: Optional[cst.BaseExpression], name: str) -> bool:
 # --- accumulation conditions ----------------------------------------------------
 
 
-def _accumulation_checks(test: cst.BaseExpression, guard: Guard) -> Iterable[AccumulationCheck]:
+def _accumulation_checks(
+    test: cst.BaseExpression, guard: Guard, holds: bool = True
+) -> Iterable[AccumulationCheck]:
+    """Checks in `test`; `holds` is False when the step runs where `test` is false."""
     if isinstance(test, cst.BooleanOperation):
-        yield from _accumulation_checks(test.left, guard)
-        yield from _accumulation_checks(test.right, guard)
+        yield from _accumulation_checks(test.left, guard, holds)
+        yield from _accumulation_checks(test.right, guard, holds)
         return
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        if _is_modulo(test.expression):
+        if _is_modulo(test.expression) and holds:
             yield _modulo_check(test, test.expression, "zero", guard)
+        else:
+            yield from _accumulation_checks(test.expression, guard, not holds)
+        return
+    if _is_modulo(test) and not holds:  # `if i % N: continue` steps when `i % N == 0`
+        yield _modulo_check(test, test, "zero", guard, negated=True)
         return
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return
     target = test.comparisons[0]
     left, right = test.left, target.comparator
-    if isinstance(target.operator, cst.Equal):
+    equal = cst.Equal if holds else cst.NotEqual
+    if isinstance(target.operator, equal):
         for modulo, other in ((left, right), (right, left)):
             if _is_modulo(modulo):
-                yield _modulo_check(test, modulo, _remainder_kind(modulo, other), guard)
+                yield _modulo_check(test, modulo, _remainder_kind(modulo, other), guard, negated=not holds)
                 return
-    if isinstance(target.operator, (cst.Equal, cst.GreaterThanEqual)):
+    reached = (cst.Equal, cst.GreaterThanEqual) if holds else (cst.NotEqual, cst.LessThan)
+    if isinstance(target.operator, reached):
         counter = dotted_name(left)
         if counter is not None and not _is_number(right):
-            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard)
+            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
         elif counter is not None and int_value(right) is not None and int_value(right) > 1:
-            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard)
+            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
 
 
 def _is_modulo(node: cst.BaseExpression) -> bool:
@@ -646,7 +921,7 @@ def _same_code(a: cst.CSTNode, b: cst.CSTNode) -> bool:
 
 
 def _modulo_check(
-    expression: cst.BaseExpression, modulo: cst.BinaryOperation, remainder: str, guard: Guard
+    expression: cst.BaseExpression, modulo: cst.BinaryOperation, remainder: str, guard: Guard, negated: bool = False
 ) -> AccumulationCheck:
     operand = modulo.left
     counter, offset = dotted_name(operand), 0
@@ -658,7 +933,7 @@ def _modulo_check(
                 break
         else:
             counter = None
-    return AccumulationCheck("modulo", expression, operand, counter, offset, modulo.right, remainder, guard)
+    return AccumulationCheck("modulo", expression, operand, counter, offset, modulo.right, remainder, guard, negated)
 
 
 # --- where a loss comes from -------------------------------------------------------
@@ -698,10 +973,21 @@ class _OriginTracer:
             return LossOrigin(True, left.reductions, left.sources)
         if isinstance(operator, cst.Multiply):
             for side, other in ((node.left, node.right), (node.right, node.left)):
-                if _is_reciprocal(side):
+                if self._is_reciprocal(side, before):
                     traced = self.trace(other, before, depth)
                     return LossOrigin(True, traced.reductions, traced.sources)
         return self.trace(node.left, before, depth).merge(self.trace(node.right, before, depth))
+
+    def _is_reciprocal(self, node: cst.BaseExpression, before: int) -> bool:
+        """`1 / n`, or a name holding it: `loss_scale = 1.0 / accum` in the loop or before it."""
+        if _is_reciprocal(node):
+            return True
+        name = dotted_name(node)
+        if name is None:
+            return False
+        assignments = self.loop.assignments_to(name, before)
+        value = assignments[-1].value if assignments else self.loop.value_before_loop(name)
+        return value is not None and _is_reciprocal(value)
 
     def _call(self, node: cst.Call, before: int, depth: int) -> LossOrigin:
         func = node.func
@@ -754,7 +1040,7 @@ class _OriginTracer:
             if assignment.operator in ("/=", "//="):
                 result = result.merge(LossOrigin(divided=True))
                 continue
-            if assignment.operator == "*=" and _is_reciprocal(value):
+            if assignment.operator == "*=" and self._is_reciprocal(value, assignment.order):
                 result = result.merge(LossOrigin(divided=True))
                 continue
             if assignment.operator in ("+=", "-=", "*="):
@@ -919,6 +1205,8 @@ def _classify_backward(call: cst.Call, names: ModuleNames) -> Optional[Tuple[str
     qualified = names.callee(call)
     if qualified in ("torch.autograd.backward",):
         return "autograd", positional(call, 0) or keyword(call, "tensors"), None
+    if qualified in ("torch.distributed.autograd.backward",):
+        return "autograd", positional(call, 1) or keyword(call, "roots"), None
     if qualified in ("torch.autograd.grad",):
         return "grad", positional(call, 0) or keyword(call, "outputs"), None
     if not isinstance(func, cst.Attribute):
@@ -1021,7 +1309,8 @@ class _LoopBuilder:
                 if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
                     owner = dotted_name(func.value)
                     if owner is not None:
-                        models.add(owner)
+                        # `self.model = model` / `model = DDP(model)`: the same parameters by another name.
+                        models |= self.names.aliases_of(owner)
         return frozenset(models)
 
     # --- walking the body -----------------------------------------------------------
@@ -1044,6 +1333,9 @@ class _LoopBuilder:
                         self._walk((orelse,), negated, contexts, depth)
                     else:
                         self._walk(_block_statements(orelse), negated, contexts, depth)
+                elif _ends_in_continue(statement):
+                    # `if (i + 1) % n != 0: continue` guards everything after it, like an `else`.
+                    guards = guards + (Guard(statement.test, True, statement, after_continue=True),)
             elif isinstance(statement, cst.With):
                 for item in statement.items:
                     self._record_calls(item.item, statement, guards, contexts, depth)
@@ -1183,7 +1475,9 @@ class _LoopBuilder:
             if counter is not None:
                 counters.append(counter)
         for assignment in loop.assignments:
-            if assignment.depth != 0 or assignment.guards or not _is_increment(assignment):
+            # A counter bumped after `if skip: continue` still counts the micro-batches trained on.
+            guarded = any(not guard.after_continue for guard in assignment.guards)
+            if assignment.depth != 0 or guarded or not _is_increment(assignment):
                 continue
             if any(c.name == assignment.target for c in counters):
                 continue
@@ -1230,6 +1524,14 @@ _AUGMENTED = {
     "BitOrAssign": "|=", "BitAndAssign": "&=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
     "RightShiftAssign": ">>=",
 }
+
+
+def _ends_in_continue(statement: cst.If) -> bool:
+    body = _block_statements(statement)
+    last = body[-1] if body else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and isinstance(
+        last.body[-1], cst.Continue
+    )
 
 
 def _is_none(node: Optional[cst.BaseExpression]) -> bool:

@@ -11,7 +11,7 @@ with `reduction='sum'`?".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -133,6 +133,27 @@ class ModuleNames:
                 names.append(name)
         return names
 
+    def aliases_of(self, target: str, rounds: int = 3) -> Set[str]:
+        """`target` and the names bound to the same object: `self.model = model`,
+        `model = DDP(model)`, `model = model.to(device)`, `model, opt = accelerator.prepare(model, opt)`.
+        """
+        found = {target}
+        for _ in range(rounds):
+            grown = set(found)
+            for name in found:
+                grown |= self._wrapped_by(name)
+            for name, bindings in self.bindings.items():
+                if any(_wrapped_name(binding) in found for binding in bindings):
+                    grown.add(name)
+            if grown == found:
+                break
+            found = grown
+        return found
+
+    def _wrapped_by(self, target: str) -> Set[str]:
+        wrapped = {_wrapped_name(binding) for binding in self.bindings.get(target, ())}
+        return {name for name in wrapped if name is not None}
+
     # --- what a name is --------------------------------------------------------
 
     def is_optimizer_class(self, qualified: str) -> bool:
@@ -216,6 +237,41 @@ class _Collector(cst.CSTVisitor):
         name = dotted_name(target)
         if name is not None:
             self.names.bindings.setdefault(name, []).append(Binding(value))
+
+
+# Methods that return the module they are called on.
+_SAME_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train", "eval"})
+# Wrappers whose parameters are the wrapped module's: `DDP(model)`, `torch.compile(model)`.
+_MODULE_WRAPPERS = frozenset(
+    {"DistributedDataParallel", "DataParallel", "DDP", "FullyShardedDataParallel", "FSDP", "compile",
+     "convert_sync_batchnorm"}
+)
+
+
+def _wrapped_name(binding: Binding) -> Optional[str]:
+    """The name a binding refers to again: `model` in `model.to(device)`, `DDP(model)` or `model`."""
+    value = binding.value
+    if binding.index is not None:
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return None  # values_of handles literal unpacking; no wrapping there
+        callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+        if callee is None or last_component(callee) != "prepare":
+            return None
+        # `model, optimizer = accelerator.prepare(model, optimizer)` hands each argument back.
+        passed = positional(value, binding.index)
+        return dotted_name(passed) if passed is not None else None
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        return dotted_name(value)
+    if not isinstance(value, cst.Call):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _SAME_MODULE_METHODS:
+        return dotted_name(func.value)
+    callee = dotted_name(func)
+    first = positional(value, 0)
+    if callee is None or first is None or last_component(callee) not in _MODULE_WRAPPERS:
+        return None
+    return dotted_name(first)
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:

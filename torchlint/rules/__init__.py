@@ -57,10 +57,13 @@ class Rule:
 
     @classmethod
     def fix_applicability(cls) -> Optional[str]:
-        fixes = [example for example in cls.invalid if example.fixed is not None]
-        if not fixes:
+        """"safe", "unsafe", "mixed" (safe in some cases, unsafe in others), or None (no fix)."""
+        kinds = {example.unsafe for example in cls.invalid if example.fixed is not None}
+        if not kinds:
             return None
-        return "unsafe" if any(example.unsafe for example in fixes) else "safe"
+        if len(kinds) == 2:
+            return "mixed"
+        return "unsafe" if True in kinds else "safe"
 
     @classmethod
     def url(cls) -> str:

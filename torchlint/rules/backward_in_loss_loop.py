@@ -67,10 +67,8 @@ class BackwardInLossLoop(Rule):
         for loop in context.loops:
             for backward in loop.loop_backwards:
                 name = backward.loss_name
-                if name is None:
-                    continue
-                accumulation = loop.accumulator(name)
-                if accumulation is None or loop.reassigned_after(name, backward):
+                accumulation = loop.backward_on_accumulator(backward)
+                if accumulation is None:
                     continue
                 term = context.code(accumulation.value) if accumulation.value is not None else "a term"
                 retained = backward.retain_graph is not None
@@ -81,9 +79,12 @@ class BackwardInLossLoop(Rule):
                     else "the second call backpropagates through the first term's freed graph: "
                     "RuntimeError 'Trying to backward through the graph a second time'"
                 )
+                # `if i % n == 0: loss = 0` restarts the sum per window: the sum is complete at its end.
+                windowed = any(a.target == name and not a.reads_target for a in loop.assignments)
+                where = "once per window, where the sum is complete" if windowed else "once, after the loop"
                 message = (
                     f"`{name}.backward()` runs inside the loop that accumulates `{name}` "
-                    f"(`{name} {accumulation.operator} {term}`): {consequence}. Call it once, after the loop."
+                    f"(`{name} {accumulation.operator} {term}`): {consequence}. Call it {where}."
                 )
                 yield Finding(backward.node, message, self._fix(context, loop, backward, name))
 
@@ -145,6 +146,20 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # Reset only at the start of each window: carried between the resets.
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    if i % accum == 0:
+        window_loss = 0
+    window_loss = window_loss + criterion(model(x), y) / accum
+    window_loss.backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=6,
+        ),
         Example(
             """
 loss = 0

@@ -5,7 +5,11 @@
 Flags a tensor produced by the model in one iteration and fed back as its
 input in the next (`out, h = rnn(x, h)`, `state = model(state)`) in a loop
 that calls `backward()`, when nothing detaches it (`h = h.detach()`,
-`repackage_hidden(h)`) or re-initialises it each iteration.
+`repackage_hidden(h)`, also right after a truncated-BPTT window's backward)
+or re-initialises it each iteration. A loop whose
+backward is on a loss summed across iterations is left to TL001: once that
+backward moves after the loop, carrying the state is plain backpropagation
+through time.
 
 ## Why is this bad?
 
@@ -74,7 +78,7 @@ class CarriedGraphState(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            if not loop.loop_backwards:
+            if not loop.loop_backwards or _backwards_on_accumulators(loop):
                 continue
             for state in loop.fed_back_states(context.names):
                 name = state.target
@@ -137,6 +141,37 @@ for x, y in batches:
     with torch.no_grad():
         memory = encoder(x, memory)
     criterion(decoder(x, memory), y).backward()
+""",
+        # Truncated BPTT: detached whenever the window's backward runs.
+        """
+loss = 0
+for t in range(seq_len):
+    out, hidden = cell(x[t], hidden)
+    loss = loss + criterion(out, y[t])
+    if (t + 1) % k == 0:
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        hidden = hidden.detach()
+        loss = 0
+""",
+        # The backward is on a loss summed over the time steps: TL001's to report.
+        """
+loss = 0
+for t in range(seq_len):
+    out, hidden = cell(x[t], hidden)
+    loss = loss + criterion(out, y[t])
+    loss.backward(retain_graph=True)
+""",
+        # A comprehension variable that shares the target's name is not state.
+        """
+for start in range(0, len(loader), 4):
+    window = loader[start:start + 4]
+    x = torch.cat([x for x, _ in window])
+    y = torch.cat([y for _, y in window])
+    F.mse_loss(model(x), y).backward()
+    optimizer.step()
+    optimizer.zero_grad()
 """,
     )
     invalid = (
@@ -210,3 +245,9 @@ while step < total:
 """,
         ),
     )
+
+
+def _backwards_on_accumulators(loop) -> bool:
+    """Every backward is on a loss summed across iterations: TL001 reports it, and its fix moves
+    the backward out of the loop, after which carrying the state is plain backpropagation through time."""
+    return all(loop.backward_on_accumulator(backward) is not None for backward in loop.loop_backwards)

@@ -7,7 +7,9 @@ Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
 `optimizer.zero_grad()`, no `model.zero_grad()`, no `p.grad = None` or
 `p.grad.zero_()` over parameters, and no call to a helper defined in the same
 file that does one of these. A reset before the loop only runs once, so it
-does not count.
+does not count. A module's reset counts for the optimizers that hold that
+module's parameters: in a GAN, `netD.zero_grad()` does not reset
+`optimizerG = Adam(netG.parameters())`.
 
 ## Why is this bad?
 
@@ -68,15 +70,10 @@ class MissingZeroGrad(Rule):
         for loop in context.loops:
             if not loop.loop_backwards or _lightning_automatic(context, loop):
                 continue
-            resets_everything = any(
-                reset.kind != "zero_grad" or reset.target not in loop.optimizer_names for reset in loop.resets
-            )
-            if resets_everything:
-                continue
             reported = set()
             for step in loop.optimizer_steps:
                 optimizer = step.receiver
-                if optimizer in reported or any(reset.target == optimizer for reset in loop.resets):
+                if optimizer in reported or loop.resets_for(optimizer):
                     continue
                 reported.add(optimizer)
                 call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
@@ -144,6 +141,38 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # `netD.zero_grad()` does not reach the generator's parameters.
+        Example(
+            """
+import torch.optim as optim
+optimizerD = optim.Adam(netD.parameters())
+optimizerG = optim.Adam(netG.parameters())
+for real in loader:
+    netD.zero_grad()
+    errD = criterion(netD(real), ones) + criterion(netD(netG(noise()).detach()), zeros)
+    errD.backward()
+    optimizerD.step()
+    errG = criterion(netD(netG(noise())), ones)
+    errG.backward()
+    optimizerG.step()
+""",
+            line=12,
+            fixed="""
+import torch.optim as optim
+optimizerD = optim.Adam(netD.parameters())
+optimizerG = optim.Adam(netG.parameters())
+for real in loader:
+    netD.zero_grad()
+    errD = criterion(netD(real), ones) + criterion(netD(netG(noise()).detach()), zeros)
+    errD.backward()
+    optimizerD.step()
+    errG = criterion(netD(netG(noise())), ones)
+    errG.backward()
+    optimizerG.step()
+    optimizerG.zero_grad()
+""",
+            unsafe=True,
+        ),
         Example(
             """
 import torch

@@ -4,7 +4,8 @@
 
 Flags the condition guarding `optimizer.step()` (after `backward()` in the
 loop) when it is `i % N == 0` (also `not i % N`, `i % N == 0 and i > 0`,
-`i % N == 0 or i == len(x) - 1`) and `i` is 0 on the first micro-batch:
+`i % N == 0 or i == len(x) - 1`, the `else` of `if i % N != 0:`, and
+`if i % N: continue` before the step) and `i` is 0 on the first micro-batch:
 `enumerate(x)` without a start, `range(...)` from 0, `itertools.count()`, or
 a counter set to 0 before the loop and incremented *after* the check. Also
 flags the mirror bug, `(i + 1) % N == 0` where `i` starts at 1
@@ -42,8 +43,9 @@ for i, (x, y) in enumerate(loader):
 Not flagged: `i % N == 0` guarding a reset at the *start* of a window
 (before `backward()`), `enumerate(x, start=1)` with `i % N == 0`, a counter
 incremented before the check, `(i + 1) % N == 0` with a 0-based `i`,
-`i % N == N - 1`, and conditions that guard logging, evaluation or
-checkpoints rather than the step.
+`i % N == N - 1`, conditions that guard logging, evaluation or
+checkpoints rather than the step, and a step that follows its own reset
+inside the condition (WGAN's generator, updated every `n_critic` batches).
 
 ## Fix safety
 
@@ -90,12 +92,13 @@ class OffByOneStep(Rule):
         name = check.counter
         count = context.code(check.count)
         condition = context.code(check.expression)
+        when = f"`{condition}` is false" if check.negated else f"`{condition}`"
         origin = f" (`{context.code(counter.origin)}`)" if counter.origin is not None else ""
         if counter.source == "manual":
             origin = " (it is incremented after this check)" if zero_based else " (it is incremented before this check)"
         if zero_based:
             message = (
-                f"`{step.receiver}.step()` runs when `{condition}`, but `{name}` is 0 on the first "
+                f"`{step.receiver}.step()` runs when {when}, but `{name}` is 0 on the first "
                 f"micro-batch{origin}: the first update comes after 1 micro-batch instead of `{count}`, "
                 f"and every later window is shifted by one."
             )
@@ -103,7 +106,7 @@ class OffByOneStep(Rule):
             title = f"Use `({name} + 1) % {count}`"
         else:
             message = (
-                f"`{step.receiver}.step()` runs when `{condition}`, but `{name}` is already 1 on the first "
+                f"`{step.receiver}.step()` runs when {when}, but `{name}` is already 1 on the first "
                 f"micro-batch{origin}: the first update comes after `{count} - 1` micro-batches."
             )
             replacement = context.code(_counter_side(check.operand))
@@ -112,6 +115,19 @@ class OffByOneStep(Rule):
         return Finding(check.expression, message, fix)
 
     valid = (
+        # WGAN: the generator's own reset, backward and step every `n_critic` batches.
+        """
+for i, (imgs, _) in enumerate(dataloader):
+    optimizer_D.zero_grad()
+    loss_D = -torch.mean(discriminator(imgs)) + torch.mean(discriminator(generator(z()).detach()))
+    loss_D.backward()
+    optimizer_D.step()
+    if i % n_critic == 0:
+        optimizer_G.zero_grad()
+        loss_G = -torch.mean(discriminator(generator(z())))
+        loss_G.backward()
+        optimizer_G.step()
+""",
         """
 for i, (x, y) in enumerate(loader):
     (criterion(model(x), y) / n).backward()
@@ -157,6 +173,26 @@ for i, batch in enumerate(loader):
 """,
     )
     invalid = (
+        # `continue` until the window is full.
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum).backward()
+    if i % accum:
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum).backward()
+    if (i + 1) % accum:
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+        ),
         Example(
             """
 for i, (x, y) in enumerate(loader):

@@ -40,8 +40,10 @@ for x, y in loader:
 ```
 
 Not flagged: several backward calls through one shared graph where only the
-last omits `retain_graph`, and `create_graph=True` (higher-order gradients
-use the graph again).
+last omits `retain_graph`, `create_graph=True` (higher-order gradients
+use the graph again), and a graph built before the loop that every iteration
+backpropagates through again (`features = backbone(x)`, then one head's
+backward per iteration).
 
 ## Fix safety
 
@@ -60,7 +62,6 @@ import libcst as cst
 from torchlint.context import FileContext
 from torchlint.loops import BackwardSite, TrainingLoop
 from torchlint.model import ERROR, SAFE, WARNING, Fix
-from torchlint.names import dotted_name, iter_names
 from torchlint.rules import Example, Finding, Rule
 
 
@@ -76,8 +77,10 @@ class RetainGraphLeak(Rule):
             for backward in loop.backwards:
                 if backward.retain_graph is None or backward.create_graph or backward.loss is None:
                     continue
-                if _later_backward(loop, backward):
+                if _later_backward(loop, backward) or not loop.graph_built_in_iteration(backward):
                     continue
+                if loop.graph_from_before(backward, context.names) is not None:
+                    continue  # the next iteration backpropagates through that graph again
                 carried = _carried_source(loop, backward)
                 if carried == "owned-elsewhere":
                     continue
@@ -141,6 +144,14 @@ for x, y in loader:
     loss = criterion(out, y)
     loss.backward(retain_graph=True)
     optimizer.step()
+""",
+        # Features computed before the loop: the next head backpropagates through them again.
+        """
+features = backbone(images)
+for head, target in zip(heads, targets):
+    head_loss = criterion(head(features), target)
+    head_loss.backward(retain_graph=True)
+optimizer.step()
 """,
     )
     invalid = (
@@ -215,14 +226,8 @@ def _carried_source(loop: TrainingLoop, backward: BackwardSite) -> Optional[str]
         update = loop.carried(name)
         if update is None:
             continue
-        if loop.accumulator(name) is not None or _is_fed_back_state(update.value, name):
+        if loop.accumulator(name) is not None or loop.is_fed_back_state(name):
             return "owned-elsewhere"
         return name
     return None
 
-
-def _is_fed_back_state(value: Optional[cst.BaseExpression], name: str) -> bool:
-    """`h = rnn(x, h)`: the name is produced by a call that takes it as input."""
-    if not isinstance(value, cst.Call):
-        return False
-    return any(name in set(iter_names(arg.value)) for arg in value.args) and dotted_name(value.func) is not None

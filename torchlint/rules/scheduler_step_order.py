@@ -83,9 +83,12 @@ class SchedulerStepOrder(Rule):
                         f"schedule (and warns once), so every learning rate comes one step early."
                     )
                 else:
+                    condition = f"`{context.code(check.guard.test)}`"
+                    if check.guard.negated:  # in the `else`, or after `if ...: continue`
+                        condition += " is false"
                     message = (
                         f"`{sched_code}` runs on every micro-batch but `{step_code}` only when "
-                        f"`{context.code(check.guard.test)}`: the schedule advances "
+                        f"{condition}: the schedule advances "
                         f"`{context.code(check.count)}`× too fast."
                     )
                 fix = None

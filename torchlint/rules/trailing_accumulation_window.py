@@ -48,8 +48,9 @@ and iterables whose length is a known multiple of `N` (`range(64)` with
 Unsafe: whether the partial window should be applied (scaled by `1/N`, as
 the fix does) or dropped is a training decision, and the extra step changes
 how many optimizer steps an epoch takes (which a scheduler may count). The
-fix adds `or (i + 1) == len(<iterable>)` to the condition; it is offered only
-when the iterable can be measured with `len()`.
+fix adds `or (i + 1) == len(<iterable>)` to the condition (to a
+`if (i + 1) % N != 0: continue` it adds `and (i + 1) != len(<iterable>)`); it
+is offered only when the iterable can be measured with `len()`.
 """
 
 from __future__ import annotations
@@ -76,8 +77,11 @@ class TrailingAccumulationWindow(Rule):
                     continue
                 iterable = counter.iterable
                 count = context.code(check.count)
+                condition = check.guard.test
+                # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
+                blocks = "is still true" if check.negated else "cannot hold"
                 message = (
-                    f"`{context.code(check.guard.test)}` cannot hold on the last micro-batch, and nothing after "
+                    f"`{context.code(condition)}` {blocks} on the last micro-batch, and nothing after "
                     f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
                     f"multiple of `{count}`, the last window's gradients are never applied and leak into the "
                     f"next epoch's first update."
@@ -85,13 +89,14 @@ class TrailingAccumulationWindow(Rule):
                 fix = None
                 if isinstance(iterable, (cst.Name, cst.Attribute)):
                     length = f"len({context.code(iterable)})"
-                    last = f"({counter.name} + 1) == {length}" if counter.start == 0 else f"{counter.name} == {length}"
-                    condition = check.guard.test
-                    fix = Fix(
-                        UNSAFE,
-                        f"Also step on the last micro-batch (`{last}`)",
-                        (context.replace(condition, f"{_grouped(context, condition)} or {last}"),),
-                    )
+                    last = f"({counter.name} + 1)" if counter.start == 0 else counter.name
+                    if check.negated:
+                        title = f"Do not skip the step on the last micro-batch (`{last} != {length}`)"
+                        rewritten = f"{_grouped(context, condition, cst.Or)} and {last} != {length}"
+                    else:
+                        title = f"Also step on the last micro-batch (`{last} == {length}`)"
+                        rewritten = f"{_grouped(context, condition, cst.And)} or {last} == {length}"
+                    fix = Fix(UNSAFE, title, (context.replace(condition, rewritten),))
                 yield Finding(check.expression, message, fix)
 
     valid = (
@@ -117,6 +122,14 @@ optimizer.zero_grad()
 for i in range(64):
     (criterion(model(xs[i]), ys[i]) / 8).backward()
     if (i + 1) % 8 == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # The last batch is named through the `range` bound.
+        """
+for b in range(1, num_batches + 1):
+    (criterion(model(xs[b]), ys[b]) / n).backward()
+    if b % n == 0 or b == num_batches:
         optimizer.step()
         optimizer.zero_grad()
 """,
@@ -169,6 +182,27 @@ for step, batch in enumerate(train_dataloader, start=1):
 """,
             unsafe=True,
         ),
+        # The step is skipped with `continue` until the window is full.
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n != 0:
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n != 0 and (i + 1) != len(loader):
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            unsafe=True,
+        ),
         Example(
             """
 for i, batch in enumerate(tqdm(batches())):
@@ -182,8 +216,9 @@ for i, batch in enumerate(tqdm(batches())):
     )
 
 
-def _grouped(context: FileContext, condition: cst.BaseExpression) -> str:
+def _grouped(context: FileContext, condition: cst.BaseExpression, binds_looser: type) -> str:
+    """The condition's code, parenthesised when its operator binds looser than the one added."""
     code = context.code(condition)
-    if isinstance(condition, cst.BooleanOperation) and isinstance(condition.operator, cst.And):
+    if isinstance(condition, cst.BooleanOperation) and isinstance(condition.operator, binds_looser):
         return f"({code})"
     return code

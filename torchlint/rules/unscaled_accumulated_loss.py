@@ -3,7 +3,8 @@
 ## What it does
 
 Flags the `backward()` of a gradient-accumulation loop (backward on every
-micro-batch, the optimizer step guarded by `i % N` or a micro-batch counter)
+micro-batch, the optimizer step guarded by `i % N` or a micro-batch counter,
+also in the `else` of such a test or after `if (i + 1) % N != 0: continue`)
 when the loss is a mean (any torch criterion without `reduction='sum'`, an
 `F.*` loss, Hugging Face `outputs.loss`, or an unknown callable, since
 PyTorch's default reduction is the mean) and is not divided by the
@@ -43,7 +44,9 @@ for i, (x, y) in enumerate(loader):
 Losses built with `reduction='sum'` are not flagged: their sum over the
 window already equals the large batch's sum. Frameworks that scale for you
 (`with accelerator.accumulate(model)`, Lightning's `accumulate_grad_batches`)
-are not flagged either.
+are not flagged either, nor is a step that follows its own reset inside the
+condition (a GAN generator updated every `n_critic` iterations): that is a
+schedule, not accumulation.
 
 ## Fix safety
 
@@ -54,11 +57,12 @@ passed to it), with `N` spelled as in the condition.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
+from torchlint.loops import AccumulationCheck, BackwardSite, LossOrigin, StepSite, TrainingLoop
 from torchlint.model import ERROR, SAFE, Fix
 from torchlint.rules import Example, Finding, Rule
 
@@ -78,13 +82,8 @@ class UnscaledAccumulatedLoss(Rule):
                 check = loop.accumulation_check(step)
                 if check is None:
                     continue
-                for backward in loop.loop_backwards:
-                    if id(backward) in reported or id(check.guard.node) in backward.guard_nodes:
-                        continue
-                    if backward.loss is None or _framework_scales(context, backward):
-                        continue
-                    origin = loop.origin(backward.loss, backward, context.names)
-                    if origin.divided or not origin.is_mean:
+                for backward, origin in _micro_batch_losses(context, loop, step, check):
+                    if id(backward) in reported or origin.divided or not origin.is_mean:
                         continue
                     reported.add(id(backward))
                     yield self._finding(context, backward, step, check, origin)
@@ -109,6 +108,27 @@ class UnscaledAccumulatedLoss(Rule):
         return Finding(backward.node, message, Fix(SAFE, f"Divide `{loss}` by `{count}` before `backward()`", (edit,)))
 
     valid = (
+        # Multiplied by a precomputed reciprocal.
+        """
+scale = 1.0 / accum
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) * scale
+    loss.backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Every `n_critic` iterations the generator takes a whole step of its own: not accumulation.
+        """
+for i, real in enumerate(loader):
+    opt_d.zero_grad()
+    critic(generator(noise()).detach()).mean().backward()
+    opt_d.step()
+    if i % n_critic == 0:
+        opt_g.zero_grad()
+        (-critic(generator(noise())).mean()).backward()
+        opt_g.step()
+""",
         # Divided before backward, in any spelling.
         """
 for i, (x, y) in enumerate(loader):
@@ -168,6 +188,29 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # The step is skipped with `continue` until the window is full.
+        Example(
+            """
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accum_iter != 0:
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=4,
+            fixed="""
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss = loss / accum_iter
+    loss.backward()
+    if (i + 1) % accum_iter != 0:
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+        ),
         Example(
             """
 import torch.nn as nn
@@ -241,6 +284,33 @@ while True:
 """,
         ),
     )
+
+
+def _micro_batch_losses(
+    context: FileContext, loop: TrainingLoop, step: StepSite, check: AccumulationCheck
+) -> List[Tuple[BackwardSite, LossOrigin]]:
+    """The backwards of each micro-batch's own loss, with where that loss comes from.
+
+    Those outside the step's branch, and, inside it, a backward of the same
+    loss (DDP's `if not boundary: with model.no_sync(): ... else: ...`). A
+    loss summed over the window and backpropagated once at its end is not one.
+    """
+    traced = [
+        (backward, loop.origin(backward.loss, backward, context.names))
+        for backward in loop.accumulated_backwards(step, check)
+        if backward.loss is not None and not _framework_scales(context, backward)
+        and not loop.in_branch(backward, check)
+    ]
+    sources = {origin.sources for _, origin in traced}
+    for backward in loop.loop_backwards:
+        if backward.loss is None or not loop.in_branch(backward, check) or _framework_scales(context, backward):
+            continue
+        if backward.loss_name is not None and loop.accumulator(backward.loss_name) is not None:
+            continue
+        origin = loop.origin(backward.loss, backward, context.names)
+        if origin.sources in sources:
+            traced.append((backward, origin))
+    return sorted(traced, key=lambda pair: pair[0].order)
 
 
 def _framework_scales(context: FileContext, backward) -> bool:

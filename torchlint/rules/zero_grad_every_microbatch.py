@@ -74,10 +74,12 @@ class ZeroGradEveryMicrobatch(Rule):
                         continue
                     reported.add(id(reset))
                     reset_code = context.code(reset.node)
-                    condition = context.code(check.guard.test)
+                    condition = f"`{context.code(check.guard.test)}`"
+                    if check.guard.negated:  # in the `else`, or after `if ...: continue`
+                        condition += " is false"
                     message = (
                         f"`{reset_code}` runs on every micro-batch but `{context.code(step.node)}` only when "
-                        f"`{condition}`: each step sees only the last micro-batch's gradients, so accumulation "
+                        f"{condition}: each step sees only the last micro-batch's gradients, so accumulation "
                         f"over `{context.code(check.count)}` micro-batches is silently disabled."
                     )
                     fix = None
