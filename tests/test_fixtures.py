@@ -13,17 +13,20 @@ TL00N flags. Two comments in a buggy file drive these tests:
 Every script prints one JSON line, `{"weights": [...], ...}`. For every buggy
 file, on CPU and (when available) CUDA, the tests check that torchlint reports
 exactly the expected lines, that the bug is observable, and that the file
-`torchlint --fix` writes trains exactly like the reference.
+`torchlint --fix` writes trains exactly like the reference; for a report-only
+rule (no fix, e.g. TL011), that no fix is offered and `--fix` changes nothing.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -33,6 +36,7 @@ BUGGY = sorted(FIXTURES.glob("TL*/buggy*.py"))
 REFERENCES = sorted(FIXTURES.glob("TL*/reference.py"))
 
 TIMEOUT_S = 120
+WORKERS = max(2, os.cpu_count() or 1)  # scripts run this many at a time (most of each is importing torch)
 DIFFERS_ABOVE = 1e-6  # max abs weight difference that counts as "trains differently"
 ATOL, RTOL = 1e-9, 1e-7  # float64: the fixed script must reproduce the reference this closely
 
@@ -89,6 +93,15 @@ def findings_of(path: Path) -> tuple:
     return tuple(lint_json(path, cwd=FIXTURES))
 
 
+@functools.lru_cache(maxsize=None)
+def rule_is_fixable(code: str) -> bool:
+    """Whether the catalogue says rule `code` offers a fix."""
+    from torchlint.rules import ALL_RULES
+
+    (rule,) = [rule for rule in ALL_RULES if rule.code == code]
+    return rule.fixable()
+
+
 def run_script(path: Path, device: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(path), "--device", device],
@@ -131,17 +144,58 @@ def device(request) -> str:
     return request.param
 
 
+def cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def scripts_needed(items) -> list:
+    """(script, device) pairs the collected tests will run: each buggy script, and each reference."""
+    needed = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        buggy, device = params.get("buggy"), params.get("device")
+        if buggy is None or device is None or (device == "cuda" and not cuda_available()):
+            continue
+        if item.originalname == "test_buggy_script_observably_differs_from_reference":
+            needed.append((buggy, device))
+        needed.append((buggy.parent / "reference.py", device))
+    return list(dict.fromkeys(needed))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def script_runs(request, tmp_path_factory):
+    """script_runs(path, device) -> the finished run of a reference or buggy script.
+
+    All the runs the session's tests need start with its first test, WORKERS at
+    a time, in the background: each is a fresh Python importing torch, which
+    costs more than the training itself.
+    """
+    cwd = tmp_path_factory.mktemp("scripts")
+    pool = ThreadPoolExecutor(max_workers=WORKERS)
+    runs = {}
+
+    def start(path: Path, device: str):
+        if (path, device) not in runs:
+            runs[path, device] = pool.submit(run_script, path, device, cwd)
+        return runs[path, device]
+
+    for path, device in scripts_needed(request.session.items):
+        start(path, device)
+    yield lambda path, device: start(path, device).result()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 @pytest.fixture(scope="session")
-def reference(tmp_path_factory):
+def reference(script_runs):
     """reference(folder, device) -> the reference script's JSON result, run once per (folder, device)."""
-    cache = {}
 
     def run(folder: Path, device: str) -> dict:
-        key = (folder, device)
-        if key not in cache:
-            proc = run_script(folder / "reference.py", device, tmp_path_factory.mktemp("reference"))
-            cache[key] = result_of(proc, f"{folder.name}/reference.py --device {device}")
-        return cache[key]
+        proc = script_runs(folder / "reference.py", device)
+        return result_of(proc, f"{folder.name}/reference.py --device {device}")
 
     return run
 
@@ -180,14 +234,14 @@ def test_torchlint_reports_exactly_the_expected_lines(buggy):
 
 
 @pytest.mark.parametrize("buggy", BUGGY, ids=fixture_id)
-def test_buggy_script_observably_differs_from_reference(buggy, device, reference, tmp_path):
+def test_buggy_script_observably_differs_from_reference(buggy, device, reference, script_runs):
     what, detail = observation(buggy)
-    proc = run_script(buggy, device, tmp_path)
+    proc = script_runs(buggy, device)
+    expected = reference(buggy.parent, device)  # the reference runs, whatever the buggy copy does
     if what == "raises":
         assert proc.returncode != 0, f"expected a RuntimeError, but it ran:\n{proc.stdout}"
         assert "RuntimeError" in proc.stderr and detail in proc.stderr, proc.stderr
         return
-    expected = reference(buggy.parent, device)
     result = result_of(proc, f"{fixture_id(buggy)} --device {device}")
     if what == "weights":
         assert max_abs_diff(result["weights"], expected["weights"]) > DIFFERS_ABOVE, "the bug changed no weight"
@@ -199,12 +253,22 @@ def test_buggy_script_observably_differs_from_reference(buggy, device, reference
 @pytest.mark.parametrize("buggy", BUGGY, ids=fixture_id)
 def test_fixed_script_trains_like_reference(buggy, device, reference, tmp_path):
     findings = findings_of(buggy)
-    assert findings and all(finding.get("fix") for finding in findings), "every finding must carry a fix"
+    assert findings, f"torchlint reports nothing in {fixture_id(buggy)}"
+    copy = tmp_path / buggy.name
+    shutil.copyfile(buggy, copy)
+
+    if not rule_is_fixable(buggy.parent.name):  # report only: nothing to run
+        assert not any(finding.get("fix") for finding in findings), "a report-only rule must offer no fix"
+        flags = ["--fix", "--unsafe-fixes"]
+        proc = torchlint(*flags, copy, cwd=tmp_path)
+        assert proc.returncode in (0, 1), f"torchlint {' '.join(flags)} exited {proc.returncode}:\n{proc.stderr}"
+        assert copy.read_text() == buggy.read_text(), f"torchlint {' '.join(flags)} changed a report-only finding"
+        return
+
+    assert all(finding.get("fix") for finding in findings), "every finding must carry a fix"
     unsafe = any(finding["fix"]["applicability"] == "unsafe" for finding in findings)
     flags = ["--fix", "--unsafe-fixes"] if unsafe else ["--fix"]
 
-    copy = tmp_path / buggy.name
-    shutil.copyfile(buggy, copy)
     proc = torchlint(*flags, copy, cwd=tmp_path)
     assert proc.returncode in (0, 1), f"torchlint {' '.join(flags)} exited {proc.returncode}:\n{proc.stderr}"
     fixed = copy.read_text()
