@@ -13,13 +13,14 @@ import argparse
 import difflib
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from torchlint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-OUTPUT_FORMATS = ("full", "concise", "json")
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -30,6 +31,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args[:1] == ["rule"]:
             return _rule_command(args[1:])
+        if args[:1] == ["lsp"]:
+            from torchlint.lsp import serve
+
+            return serve(args[1:])
         if args[:1] == ["check"]:
             args = args[1:]
         return _check_command(args)
@@ -92,69 +97,155 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="full")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--no-respect-gitignore", action="store_true", help="lint files .gitignore excludes")
+    parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or torchlint.toml for every file")
+    parser.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from standard input (`-`)")
+    parser.add_argument("--statistics", action="store_true", help="count findings per rule instead of listing them")
     parser.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--version", action="version", version=f"torchlint {__version__}")
     return parser
 
 
+@dataclass
+class _Run:
+    """What a check run has found so far."""
+
+    diagnostics: list = field(default_factory=list)
+    sources: Dict[str, str] = field(default_factory=dict)
+    diffs: List[str] = field(default_factory=list)
+    errors: int = 0  # internal errors, missing paths, refused writes: exit 2
+    unreadable: int = 0
+    fixed: int = 0
+
+    def add(self, found: list, text: str) -> None:
+        if found:
+            self.diagnostics.extend(found)
+            self.sources[found[0].path] = text
+
+
 def _check_command(argv: List[str]) -> int:
     args = _check_parser().parse_args(argv)
+    from torchlint.config import ConfigError, Overrides, SettingsResolver
     from torchlint.discover import Missing, discover
-    from torchlint.engine import lint_path
-    from torchlint.rules import check_selectors, select_rules
+    from torchlint.rules import check_selectors
 
-    select, ignore, extend = _list_option(args.select), _list_option(args.ignore) or [], _list_option(
-        args.extend_select) or []
+    select = _list_option(args.select)
+    overrides = Overrides(
+        select=tuple(select) if select is not None else None,
+        ignore=tuple(_list_option(args.ignore) or ()),
+        extend_select=tuple(_list_option(args.extend_select) or ()),
+        respect_gitignore=False if args.no_respect_gitignore else None,
+    )
     try:
-        check_selectors((select or []) + ignore + extend)
+        check_selectors((select or []) + list(overrides.ignore) + list(overrides.extend_select))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    rules = select_rules(select, ignore, extend)
-    fixing = args.fix or args.diff or args.unsafe_fixes
+    run = _Run()
+    try:
+        resolver = SettingsResolver(Path(args.config) if args.config else None)
+        if args.paths == ["-"] or (args.stdin_filename and not args.paths):
+            return _check_stdin(args, resolver, overrides)
+        paths = args.paths or ["."]
+        root = resolver.for_path(Path(paths[0]))
+        respect = root.respect_gitignore if overrides.respect_gitignore is None else overrides.respect_gitignore
 
-    diagnostics, sources, errors = [], {}, 0
-    unreadable = fixed_count = 0
-    diffs: List[str] = []
-    for item in discover(args.paths or ["."], respect_gitignore=not args.no_respect_gitignore):
-        if isinstance(item, Missing):
-            print(f"error: {item.path}: no such file or folder", file=sys.stderr)
-            errors += 1
-            continue
-        if fixing:
-            result = _fix_file(item, rules, args, diffs)
-            if result is None:
-                unreadable += 1
+        def excluded(path: Path, is_dir: bool) -> bool:
+            return resolver.for_folder(path.parent.resolve()).is_excluded(path, is_dir)
+
+        for item in discover(paths, respect_gitignore=respect, excluded=excluded):
+            if isinstance(item, Missing):
+                print(f"error: {item.path}: no such file or folder", file=sys.stderr)
+                run.errors += 1
                 continue
-            found, text, fixed, internal = result
-            fixed_count += fixed
-            errors += internal
-        else:
-            lint = lint_path(item, rules)
-            for problem in lint.problems:
-                _report_problem(problem, args.verbose)
-            unreadable += sum(1 for p in lint.problems if p.kind == "unreadable")
-            errors += sum(1 for p in lint.problems if p.kind == "internal")
-            found, text = list(lint.diagnostics), lint.source.text if lint.source else ""
-        if found:
-            diagnostics.extend(found)
-            sources[found[0].path] = text
+            rules = resolver.for_path(item).rules_for(item, overrides)
+            _check_file(item, rules, args, run)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    return _finish(run, args)
 
+
+def _fixing(args) -> bool:
+    return bool(args.fix or args.diff or args.unsafe_fixes)
+
+
+def _check_file(path: Path, rules, args, run: _Run) -> None:
+    from torchlint.engine import lint_path
+
+    if _fixing(args):
+        result = _fix_file(path, rules, args, run.diffs)
+        if result is None:
+            run.unreadable += 1
+            return
+        found, text, fixed, internal = result
+        run.fixed += fixed
+        run.errors += internal
+        run.add(found, text)
+        return
+    lint = lint_path(path, rules)
+    for problem in lint.problems:
+        _report_problem(problem, args.verbose)
+    run.unreadable += sum(1 for p in lint.problems if p.kind == "unreadable")
+    run.errors += sum(1 for p in lint.problems if p.kind == "internal")
+    run.add(list(lint.diagnostics), lint.source.text if lint.source else "")
+
+
+def _check_stdin(args, resolver, overrides) -> int:
+    """Lint (or fix) source read from standard input, as editors and formatters do."""
+    from torchlint.engine import UnreadableFile, decode_source, lint_source
+    from torchlint.fix import fix_source
+
+    shown = args.stdin_filename or "-"
+    path = Path(args.stdin_filename) if args.stdin_filename else Path.cwd() / "stdin.py"
+    rules = resolver.for_path(path).rules_for(path, overrides)
+    try:
+        source = decode_source(sys.stdin.buffer.read(), shown)
+    except UnreadableFile as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    run = _Run()
+    if _fixing(args):
+        outcome = fix_source(source.text, shown, rules, unsafe=args.unsafe_fixes)
+        for problem in outcome.problems:
+            _report_problem(problem, args.verbose)
+        run.errors += sum(1 for p in outcome.problems if p.kind == "internal")
+        if args.diff:
+            if outcome.source != source.text:
+                run.diffs.append(_unified_diff(shown, source.text, outcome.source))
+            run.fixed = len(outcome.fixed)
+            return _finish(run, args)
+        # The fixed source goes to stdout, for the editor to take; findings go to stderr.
+        sys.stdout.write(outcome.source)
+        sys.stdout.flush()
+        for diagnostic in outcome.remaining:
+            print(f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}: {diagnostic.code} {diagnostic.message}",
+                  file=sys.stderr)
+        if run.errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if outcome.remaining and not args.exit_zero else EXIT_CLEAN
+    diagnostics, problems = lint_source(source.text, shown, rules)
+    for problem in problems:
+        _report_problem(problem, args.verbose)
+    run.errors += sum(1 for p in problems if p.kind == "internal")
+    run.add(diagnostics, source.text)
+    return _finish(run, args)
+
+
+def _finish(run: _Run, args) -> int:
     if args.diff:
-        sys.stdout.write("".join(diffs))
-        count = fixed_count
+        sys.stdout.write("".join(run.diffs))
+        count = run.fixed
         print(f"Would fix {count} problem{'s' if count != 1 else ''}." if count else "No fixes available.",
               file=sys.stderr)
-        if errors:
+        if run.errors:
             return EXIT_ERROR
-        return EXIT_FINDINGS if diffs else EXIT_CLEAN
-
-    _print_report(diagnostics, sources, args, fixed_count)
-    if errors:
+        return EXIT_FINDINGS if run.diffs else EXIT_CLEAN
+    _print_report(run.diagnostics, run.sources, args, run.fixed)
+    if run.errors:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
-    return EXIT_FINDINGS if diagnostics or unreadable else EXIT_CLEAN
+    return EXIT_FINDINGS if run.diagnostics or run.unreadable else EXIT_CLEAN
 
 
 def _report_problem(problem, verbose: bool) -> None:
@@ -214,14 +305,17 @@ def _use_colour() -> bool:
 
 
 def _print_report(diagnostics, sources: Dict[str, str], args, fixed_count: int) -> None:
-    from torchlint.report import REPORTERS
+    from torchlint.report import MACHINE_FORMATS, REPORTERS, render_statistics
 
     diagnostics.sort(key=lambda d: (d.path, d.line, d.column, d.code))
     colour = _use_colour()
-    sys.stdout.write(REPORTERS[args.output_format](diagnostics, sources, colour))
-    if args.output_format == "json":
+    if args.statistics:
+        sys.stdout.write(render_statistics(diagnostics, as_json=args.output_format == "json"))
+    else:
+        sys.stdout.write(REPORTERS[args.output_format](diagnostics, sources, colour))
+    if args.output_format in MACHINE_FORMATS:
         return
-    if args.output_format == "full" and diagnostics:
+    if args.output_format == "full" and diagnostics and not args.statistics:
         print()
     if fixed_count:
         print(f"Fixed {fixed_count} problem{'s' if fixed_count != 1 else ''}.")

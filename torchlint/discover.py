@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 DEFAULT_EXCLUDES = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "build", "dist", "node_modules", "__pycache__", "site-packages",
@@ -68,8 +68,21 @@ def _ancestors_gitignore(folder: Path) -> _GitIgnore:
     return ignore
 
 
-def discover(paths: Sequence[str], respect_gitignore: bool = True) -> Iterator[object]:
-    """Yield `Path`s to lint, in a stable order, or `Missing` for a path that does not exist."""
+Excluded = Callable[[Path, bool], bool]
+
+
+def _default_excluded(path: Path, is_dir: bool) -> bool:
+    return is_dir and path.name in DEFAULT_EXCLUDES
+
+
+def discover(
+    paths: Sequence[str], respect_gitignore: bool = True, excluded: Excluded = _default_excluded
+) -> Iterator[object]:
+    """Yield `Path`s to lint, in a stable order, or `Missing` for a path that does not exist.
+
+    `excluded(path, is_dir)` decides what the walk skips (the configuration's
+    excludes); a file named explicitly is always linted.
+    """
     seen = set()
     for raw in paths:
         path = Path(raw)
@@ -83,13 +96,13 @@ def discover(paths: Sequence[str], respect_gitignore: bool = True) -> Iterator[o
             continue
         start = path.resolve()
         ignore = _ancestors_gitignore(start) if respect_gitignore else _GitIgnore()
-        for found in _walk(path, ignore, respect_gitignore, set()):
+        for found in _walk(path, ignore, respect_gitignore, excluded, set()):
             if found not in seen:
                 seen.add(found)
                 yield found
 
 
-def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, visited: set) -> Iterator[Path]:
+def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, excluded: Excluded, visited: set) -> Iterator[Path]:
     try:
         real = folder.resolve()
     except (OSError, RuntimeError):
@@ -109,12 +122,12 @@ def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, visited: se
             is_dir = entry.is_dir()
         except OSError:
             continue
-        if entry.name in DEFAULT_EXCLUDES and is_dir:
+        if excluded(path, is_dir):
             continue
         if respect_gitignore and ignore.ignored(real / entry.name, is_dir):
             continue
         if is_dir:
-            yield from _walk(path, ignore, respect_gitignore, visited)
+            yield from _walk(path, ignore, respect_gitignore, excluded, visited)
         elif entry.name.endswith(SUFFIXES):
             yield path
 
