@@ -13,11 +13,12 @@ import argparse
 import difflib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from torchlint import __version__
+from torchlint.text import split_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github")
@@ -116,10 +117,10 @@ class _Run:
     unreadable: int = 0
     fixed: int = 0
 
-    def add(self, found: list, text: str) -> None:
+    def add(self, found: list, sources: Dict[str, str]) -> None:
         if found:
             self.diagnostics.extend(found)
-            self.sources[found[0].path] = text
+            self.sources.update(sources)
 
 
 def _check_command(argv: List[str]) -> int:
@@ -177,17 +178,17 @@ def _check_file(path: Path, rules, args, run: _Run) -> None:
         if result is None:
             run.unreadable += 1
             return
-        found, text, fixed, internal = result
+        found, sources, fixed, internal = result
         run.fixed += fixed
         run.errors += internal
-        run.add(found, text)
+        run.add(found, sources)
         return
     lint = lint_path(path, rules)
     for problem in lint.problems:
         _report_problem(problem, args.verbose)
     run.unreadable += sum(1 for p in lint.problems if p.kind == "unreadable")
     run.errors += sum(1 for p in lint.problems if p.kind == "internal")
-    run.add(list(lint.diagnostics), lint.source.text if lint.source else "")
+    run.add(list(lint.diagnostics), lint.program.frame_sources(lint.path) if lint.program else {})
 
 
 def _check_stdin(args, resolver, overrides) -> int:
@@ -227,7 +228,7 @@ def _check_stdin(args, resolver, overrides) -> int:
     for problem in problems:
         _report_problem(problem, args.verbose)
     run.errors += sum(1 for p in problems if p.kind == "internal")
-    run.add(diagnostics, source.text)
+    run.add(diagnostics, {shown: source.text})
     return _finish(run, args)
 
 
@@ -255,19 +256,23 @@ def _report_problem(problem, verbose: bool) -> None:
 
 
 def _fix_file(path: Path, rules, args, diffs: List[str]):
-    """Fix one file (or diff it); returns (remaining, new text, fixed count, internal errors) or None."""
-    from torchlint.engine import UnreadableFile, read_source
+    """Fix one file (or diff it); returns (remaining, frame sources, fixed count, internal errors) or None."""
+    from torchlint.engine import UnreadableFile, load_program, read_source
     from torchlint.fix import WriteRefused, fix_source, write_atomically
+    from torchlint.notebook import NotebookError
 
     shown = str(path)
     try:
         original_bytes = path.read_bytes()
         source = read_source(path)
+        program = load_program(path, source)
     except (UnreadableFile, OSError) as error:
         message = str(error) if isinstance(error, UnreadableFile) else f"{path}: cannot read ({error})"
         print(f"error: {message}", file=sys.stderr)
         return None
-    outcome = fix_source(source.text, shown, rules, unsafe=args.unsafe_fixes)
+    if program is None:
+        return [], {}, 0, 0
+    outcome = fix_source(program.text, shown, rules, unsafe=args.unsafe_fixes)
     internal = 0
     for problem in outcome.problems:
         _report_problem(problem, args.verbose)
@@ -276,21 +281,28 @@ def _fix_file(path: Path, rules, args, diffs: List[str]):
         print(f"warning: {shown}:{diagnostic.line}: fix for {diagnostic.code} dropped: {reason}", file=sys.stderr)
     if not outcome.converged:
         print(f"warning: {shown}: fixes did not converge; some fixable findings remain", file=sys.stderr)
-    if outcome.source != source.text:
-        if args.diff:
-            diffs.append(_unified_diff(shown, source.text, outcome.source))
-        else:
-            try:
-                write_atomically(path, outcome.source, source, original_bytes)
-            except (WriteRefused, OSError) as error:
-                print(f"error: {error}", file=sys.stderr)
-                return outcome.remaining + outcome.fixed, source.text, 0, internal + 1
-    return outcome.remaining, outcome.source, len(outcome.fixed), internal
+    if outcome.source == program.text:
+        return program.to_file(outcome.remaining), program.frame_sources(shown), 0, internal
+    try:
+        new_text = program.file_text(outcome.source)
+        fixed_program = load_program(path, replace(source, text=new_text))
+    except (NotebookError, UnreadableFile) as error:
+        print(f"error: {shown}: fixes not written: {error}", file=sys.stderr)
+        return program.to_file(outcome.remaining + outcome.fixed), program.frame_sources(shown), 0, internal + 1
+    if args.diff:
+        diffs.append(_unified_diff(shown, source.text, new_text))
+    else:
+        try:
+            write_atomically(path, new_text, source, original_bytes)
+        except (WriteRefused, OSError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return program.to_file(outcome.remaining + outcome.fixed), program.frame_sources(shown), 0, internal + 1
+    return fixed_program.to_file(outcome.remaining), fixed_program.frame_sources(shown), len(outcome.fixed), internal
 
 
 def _unified_diff(path: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+        split_lines(before), split_lines(after), fromfile=f"a/{path}", tofile=f"b/{path}"
     )
     text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
     return text

@@ -13,6 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from torchlint.loops import Site, TrainingLoop, find_training_loops
 from torchlint.model import Edit
 from torchlint.names import ModuleNames
+from torchlint.text import split_lines
 
 
 class FileContext:
@@ -20,7 +21,7 @@ class FileContext:
         self.path = path
         self.source = source
         self.module = module
-        self.lines: List[str] = source.splitlines(keepends=True)
+        self.lines: List[str] = split_lines(source)
         self.newline = module.default_newline
         self.names = ModuleNames(module)
         self.loops: List[TrainingLoop] = find_training_loops(module, self.names)

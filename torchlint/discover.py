@@ -1,4 +1,4 @@
-"""Find the files to lint: `*.py` under folders, `.gitignore` respected, the usual folders skipped.
+"""Find the files to lint: `*.py` and `*.ipynb` under folders, `.gitignore` respected, the usual folders skipped.
 
 Knows nothing of rules. A file named explicitly is always linted.
 """
@@ -14,7 +14,7 @@ DEFAULT_EXCLUDES = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "build", "dist", "node_modules", "__pycache__", "site-packages",
      ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".torchlint_cache", ".eggs"}
 )
-SUFFIXES = (".py",)
+SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass(frozen=True)

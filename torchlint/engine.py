@@ -18,9 +18,11 @@ from typing import List, Optional, Sequence, Tuple, Type
 
 from torchlint.model import ERROR, Diagnostic
 
-# A file that cannot hold a training loop is never parsed (RULES.md defines a
-# training loop by a backward or autograd.grad call).
-_PREFILTER = re.compile(r"backward|autograd")
+# A file that cannot hold a training loop is never parsed: RULES.md defines a
+# training loop by a call of `backward(...)` (`loss.backward()`,
+# `torch.autograd.backward`, `accelerator.backward`, `manual_backward`) or of
+# `autograd.grad(...)`, and every one of them spells `backward(` or `grad(`.
+_PREFILTER = re.compile(r"backward\s*\(|\bgrad\s*\(")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^\s*#\s*torchlint:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
 _ENCODING_HINT = "save it as UTF-8 or declare its encoding with a `# -*- coding: ... -*-` line"
@@ -52,6 +54,7 @@ class LintResult:
     diagnostics: Tuple[Diagnostic, ...] = ()
     problems: Tuple[Problem, ...] = ()
     source: Optional[SourceText] = field(default=None, compare=False)
+    program: Optional["Program"] = field(default=None, compare=False)
 
 
 class UnreadableFile(Exception):
@@ -170,11 +173,61 @@ def _suppressed(diagnostic: Diagnostic, lines: List[str]) -> bool:
     return diagnostic.code.upper() in wanted or diagnostic.name.upper() in wanted
 
 
+@dataclass(frozen=True)
+class Program:
+    """The Python program the rules read from one file, and how to map it back.
+
+    For a `.py` file that is its text; for a notebook, its code cells joined
+    (magics masked), with findings mapped back to cells and fixes written
+    back into them.
+    """
+
+    text: str
+    notebook: Optional[object] = None  # torchlint.notebook.Notebook
+
+    def to_file(self, diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
+        if self.notebook is None:
+            return list(diagnostics)
+        from torchlint.notebook import map_diagnostic
+
+        return [map_diagnostic(self.notebook, d) for d in diagnostics]
+
+    def frame_sources(self, path: str) -> dict:
+        """The texts code frames quote, keyed like `report.concise.source_key`."""
+        if self.notebook is None:
+            return {path: self.text}
+        return {f"{path}#cell{cell.number}": cell.text for cell in self.notebook.cells}
+
+    def file_text(self, fixed_program: str) -> str:
+        """The file's new text once the program is fixed (raises NotebookError if it cannot be)."""
+        if self.notebook is None:
+            return fixed_program
+        from torchlint.notebook import write_back
+
+        return write_back(self.notebook, fixed_program)
+
+
+def load_program(path: Path, source: SourceText) -> Optional[Program]:
+    """The program in a file; None for a notebook of another language (R, Julia...)."""
+    if path.suffix != ".ipynb":
+        return Program(source.text)
+    from torchlint.notebook import NotebookError, read_notebook
+
+    try:
+        notebook = read_notebook(source.text)
+    except NotebookError as error:
+        raise UnreadableFile(f"{path}: {error}") from None
+    return Program(notebook.source, notebook) if notebook.is_python else None
+
+
 def lint_path(path: Path, rules: Sequence[Type], display: Optional[str] = None) -> LintResult:
     shown = display or str(path)
     try:
         source = read_source(path)
+        program = load_program(path, source)
     except UnreadableFile as error:
         return LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
-    diagnostics, problems = lint_source(source.text, shown, rules)
-    return LintResult(shown, tuple(diagnostics), tuple(problems), source)
+    if program is None:
+        return LintResult(shown, source=source)
+    diagnostics, problems = lint_source(program.text, shown, rules)
+    return LintResult(shown, tuple(program.to_file(diagnostics)), tuple(problems), source, program)

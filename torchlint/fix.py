@@ -21,6 +21,7 @@ from typing import List, Sequence, Tuple, Type
 
 from torchlint.engine import Problem, SourceText, encode_source, lint_source
 from torchlint.model import Diagnostic, Edit
+from torchlint.text import split_lines
 
 MAX_ROUNDS = 10
 
@@ -56,7 +57,7 @@ def _offset(starts: List[int], text_length: int, line: int, column: int) -> int:
 
 def apply_edits(source: str, edits: Sequence[Edit]) -> str:
     """Apply non-overlapping edits; raise FixConflict if two overlap."""
-    starts = _offsets(source.splitlines(keepends=True))
+    starts = _offsets(split_lines(source))
     spans = sorted(
         (_offset(starts, len(source), e.line, e.column), _offset(starts, len(source), e.end_line, e.end_column), e.content)
         for e in edits
@@ -83,7 +84,7 @@ def _parses(source: str) -> bool:
 
 
 def _non_overlapping(diagnostics: Sequence[Diagnostic], source: str) -> List[Diagnostic]:
-    starts = _offsets(source.splitlines(keepends=True))
+    starts = _offsets(split_lines(source))
     chosen: List[Diagnostic] = []
     taken: List[Tuple[int, int]] = []
     for diagnostic in diagnostics:

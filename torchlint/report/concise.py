@@ -12,6 +12,11 @@ def fix_marker(diagnostic: Diagnostic) -> str:
     return "[*] " if diagnostic.fixable() else ""
 
 
+def source_key(diagnostic: Diagnostic) -> str:
+    """The key of the text a finding's lines refer to: the file, or one notebook cell."""
+    return diagnostic.path if diagnostic.cell is None else f"{diagnostic.path}#cell{diagnostic.cell}"
+
+
 def location(diagnostic: Diagnostic) -> str:
     cell = f"cell {diagnostic.cell}:" if diagnostic.cell is not None else ""
     return f"{diagnostic.path}:{cell}{diagnostic.line}:{diagnostic.column}"

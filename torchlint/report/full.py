@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from torchlint.model import Diagnostic
-from torchlint.report.concise import fix_marker, location
+from torchlint.report.concise import fix_marker, location, source_key
+from torchlint.text import split_lines
 
 _STYLES = {"bold": "1", "red": "31", "yellow": "33", "cyan": "36", "blue": "34", "dim": "2"}
 
@@ -28,7 +29,7 @@ def render_full(diagnostics: Sequence[Diagnostic], sources: Dict[str, str], colo
             f"{fix_marker(d)}{d.message}"
         )
         lines = [head]
-        source_lines = sources.get(d.path, "").splitlines()
+        source_lines = split_lines(sources.get(source_key(d), ""))
         lines.extend(_frame(d, source_lines, colour))
         if d.fix is not None:
             how = "--fix" if d.fix.is_safe else "--unsafe-fixes"
