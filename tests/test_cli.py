@@ -245,3 +245,18 @@ def test_undecodable_file_gets_one_clear_message_and_the_run_goes_on(torchlint, 
     assert result.returncode == 1
     assert result.stderr.count("a_latin.py") == 1 and "cannot decode as utf-8" in result.stderr
     assert "TL003" in result.stdout
+
+
+def test_progress_bar_only_for_long_runs_on_a_terminal(monkeypatch, capsys):
+    from torchlint import cli
+
+    items = list(range(cli.PROGRESS_MIN_FILES))
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert list(cli._with_progress(items)) == items
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert list(cli._with_progress(items[:10])) == items[:10]
+    assert capsys.readouterr().err == ""
+    assert list(cli._with_progress(items)) == items
+    assert "torchlint" in capsys.readouterr().err

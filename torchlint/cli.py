@@ -153,7 +153,8 @@ def _check_command(argv: List[str]) -> int:
         def excluded(path: Path, is_dir: bool) -> bool:
             return resolver.for_folder(path.parent.resolve()).is_excluded(path, is_dir)
 
-        for item in discover(paths, respect_gitignore=respect, excluded=excluded):
+        items = list(discover(paths, respect_gitignore=respect, excluded=excluded))
+        for item in _with_progress(items):
             if isinstance(item, Missing):
                 print(f"error: {item.path}: no such file or folder", file=sys.stderr)
                 run.errors += 1
@@ -164,6 +165,24 @@ def _check_command(argv: List[str]) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     return _finish(run, args)
+
+
+PROGRESS_MIN_FILES = 200
+
+
+def _with_progress(items: list):
+    """Yield `items`, drawing a progress bar on stderr for long runs in a terminal (never in CI)."""
+    if len(items) < PROGRESS_MIN_FILES or not sys.stderr.isatty() or os.environ.get("CI"):
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("torchlint", total=len(items))
+        for item in items:
+            yield item
+            progress.advance(task)
 
 
 def _fixing(args) -> bool:
