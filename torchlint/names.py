@@ -88,7 +88,7 @@ class ModuleNames:
         self.bindings: Dict[str, List[Binding]] = {}
         self.annotations: Dict[str, List[cst.BaseExpression]] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
-        module.visit(_Collector(self))
+        _Collector(self).walk(module.body)
 
     # --- resolution -------------------------------------------------------------
 
@@ -175,9 +175,38 @@ class ModuleNames:
         return qualified.startswith("torch.optim.lr_scheduler.") or qualified.startswith("transformers.get_")
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
+    """Walks statements only: what it collects never hides inside an expression,
+    and a statement walk costs a fraction of a full LibCST visit."""
+
+    _SMALL = {
+        cst.Import: "visit_Import",
+        cst.ImportFrom: "visit_ImportFrom",
+        cst.Assign: "visit_Assign",
+        cst.AnnAssign: "visit_AnnAssign",
+    }
+
     def __init__(self, names: ModuleNames) -> None:
         self.names = names
+
+    def walk(self, statements) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in statement.body:
+                    method = self._SMALL.get(type(small))
+                    if method is not None:
+                        getattr(self, method)(small)
+                continue
+            if isinstance(statement, cst.FunctionDef):
+                self.visit_FunctionDef(statement)
+                params = statement.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    self.visit_Param(param)
+            elif isinstance(statement, cst.With):
+                for item in statement.items:
+                    self.visit_WithItem(item)
+            for block in _nested_blocks(statement):
+                self.walk(block)
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -272,6 +301,26 @@ def _wrapped_name(binding: Binding) -> Optional[str]:
     if callee is None or first is None or last_component(callee) not in _MODULE_WRAPPERS:
         return None
     return dotted_name(first)
+
+
+def _nested_blocks(statement: cst.CSTNode) -> list:
+    """The statement lists nested in a compound statement (bodies, else, except, finally, cases)."""
+    blocks = []
+    parts = [statement, getattr(statement, "orelse", None), getattr(statement, "finalbody", None)]
+    parts.extend(getattr(statement, "handlers", ()))
+    parts.extend(getattr(statement, "cases", ()))
+    for part in parts:
+        if part is None:
+            continue
+        if isinstance(part, cst.If) and part is not statement:
+            blocks.append([part])
+            continue
+        body = getattr(part, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            blocks.append(body.body)
+        elif isinstance(body, cst.SimpleStatementSuite):
+            blocks.append([body])
+    return blocks
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
