@@ -42,6 +42,7 @@ Block = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
 
 # Wrappers around an iterable that keep its elements and their order.
 _PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
+_ENDLESS_ITERATORS = frozenset({"itertools.cycle", "itertools.repeat", "itertools.count"})
 _FRAMEWORK_BACKWARD_OWNERS = ("accelerator", "fabric", "engine")
 _FRAMEWORK_CLASSES = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "deepspeed.initialize")
 
@@ -148,6 +149,7 @@ class LoopCounter:
     increment: Optional[Assignment] = None  # the `name += 1` of a manual counter
     origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
+    endless: bool = False  # `enumerate(itertools.cycle(loader))`: there is no last micro-batch
 
     def value_at(self, order: int) -> Optional[int]:
         """The counter's value on the first micro-batch, read at program point `order`."""
@@ -214,6 +216,7 @@ class TrainingLoop:
     scheduler_names: FrozenSet[str] = field(default=frozenset())
     outer_contexts: Tuple[cst.BaseExpression, ...] = ()  # `with` items around the loop, in its function
     optimizer_models: Tuple[Tuple[str, FrozenSet[str]], ...] = ()  # optimizer -> models whose parameters it holds
+    scheduled_optimizers: Tuple[Tuple[str, str], ...] = ()  # scheduler -> the optimizer it was built on
 
     # --- the questions rules ask ------------------------------------------------
 
@@ -229,6 +232,14 @@ class TrainingLoop:
     @property
     def scheduler_steps(self) -> Tuple[StepSite, ...]:
         return tuple(s for s in self.steps if s.receiver in self.scheduler_names and not s.via_scaler)
+
+    def step_scheduled_by(self, scheduler: StepSite) -> Optional[StepSite]:
+        """The optimizer step that `scheduler` follows: its own optimizer's (`StepLR(opt_g, ...)`),
+        else the loop's first optimizer step."""
+        steps = [step for step in self.optimizer_steps if step.depth == 0]
+        optimizer = dict(self.scheduled_optimizers).get(scheduler.receiver)
+        own = [step for step in steps if step.receiver == optimizer]
+        return (own or steps or [None])[0]
 
     def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
         for counter in self.counters:
@@ -248,7 +259,7 @@ class TrainingLoop:
         checks = []
         for guard in site.guards:
             for check in _accumulation_checks(guard.test, guard, not guard.negated):
-                if check.kind == "count" and self.counter(check.counter) is None:
+                if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
                     continue
                 if int_value(check.count) == 1:
                     continue
@@ -257,10 +268,29 @@ class TrainingLoop:
                 checks.append(check)
         return checks
 
+    def _restarts(self, check: AccumulationCheck) -> bool:
+        """`micro = 0` where `check` holds: a window that starts again, not a one-way threshold
+        like `if seen >= warmup_steps: optimizer.step()`."""
+        return any(
+            assignment.target == check.counter and not assignment.reads_target and self.in_branch(assignment, check)
+            for assignment in self.assignments
+        )
+
     def in_branch(self, site: Site, check: AccumulationCheck) -> bool:
         """`site` runs only on iterations where `check` lets the step through."""
         branch = (id(check.guard.node), check.guard.negated)
         return any((id(guard.node), guard.negated) == branch for guard in site.guards)
+
+    def once_per_window(self, site: Site, check: AccumulationCheck) -> bool:
+        """`site` runs in `check`'s branch, or under its own condition on the same window:
+        `if (i + 1) % n == 0: scheduler.step()` next to `if (i + 1) % n == 0 or last: optimizer.step()`."""
+        if self.in_branch(site, check):
+            return True
+        for guard in site.guards:
+            for own in _accumulation_checks(guard.test, guard, not guard.negated):
+                if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
+                    return True
+        return False
 
     def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
         """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
@@ -436,6 +466,15 @@ class TrainingLoop:
         single_optimizer = len(self.optimizer_names) == 1
         affecting = []
         for reset in self.resets:
+            if reset.kind == "helper":
+                # `fast_zero_grad(model)`: a helper of this file that resets; whose gradients it reaches is
+                # clear when it is handed this optimizer or its model, or when only one optimizer steps.
+                passed = {dotted_name(arg.value) for arg in getattr(reset.node, "args", ())}
+                if single_optimizer or step.receiver in passed or any(
+                    _same_module(name, model) for name in passed if name for model in models
+                ):
+                    affecting.append(reset)
+                continue
             if reset.kind != "zero_grad":
                 continue
             if reset.target == step.receiver or any(_same_module(reset.target, model) for model in models):
@@ -538,14 +577,12 @@ class TrainingLoop:
         loss = backward.loss
         if loss is None:
             return None
-        name = dotted_name(loss)
-        if name is None:  # an expression computed right in the backward call
-            return self.grad_disabled_at(backward, names)
-        for candidate in (name, name.split(".", 1)[0]):  # `outputs.loss`, then `outputs`
-            assignments = self.assignments_to(candidate, backward.order)
-            if assignments:
-                return self.grad_disabled_at(assignments[-1], names)
-        return None
+        if dotted_name(loss) is None:  # an expression computed right in the backward call
+            disabled = self.grad_disabled_at(backward, names)
+            if disabled is not None:
+                return disabled
+        state, context = _GradTracer(self, names, backward).trace(loss, backward.order, 0)
+        return context if state == "off" else None
 
     # --- history and state -----------------------------------------------------------------
 
@@ -567,6 +604,16 @@ class TrainingLoop:
         return found
 
     def _attached_to_graph(self, added, assignment: Assignment, names: ModuleNames, backward_losses) -> bool:
+        """A graph-attached tensor reaches `added` through arithmetic or graph-keeping tensor methods:
+        `loss * x.size(0)`, `loss.mean()`; `loss.item() * n`, `float(loss)` and `loss.detach()` do not."""
+        if isinstance(added, cst.BinaryOperation):
+            return any(self._attached_to_graph(side, assignment, names, backward_losses)
+                       for side in (added.left, added.right))
+        if isinstance(added, cst.UnaryOperation):
+            return self._attached_to_graph(added.expression, assignment, names, backward_losses)
+        if (isinstance(added, cst.Call) and isinstance(added.func, cst.Attribute)
+                and added.func.attr.value in _GRAPH_KEEPING_METHODS and names.qualify(added.func) is None):
+            return self._attached_to_graph(added.func.value, assignment, names, backward_losses)
         if dotted_name(added) in backward_losses:
             return True
         origin = self.origin(added, assignment, names)
@@ -634,8 +681,8 @@ class TrainingLoop:
     def state_is_tuple(self, state: Assignment, names: ModuleNames) -> bool:
         """The state comes from an `nn.LSTM`, whose hidden state is an `(h, c)` tuple."""
         value = state.value
-        if not isinstance(value, cst.Call):
-            return False
+        if not isinstance(value, cst.Call) or _nested_target(state.node, state.target):
+            return False  # `out, (h, c) = lstm(...)` names each tensor of the tuple
         callee = dotted_name(value.func)
         constructors = names.constructors_of(callee) if callee else []
         return any(c.endswith(".LSTM") for c in constructors)
@@ -654,12 +701,41 @@ class TrainingLoop:
                     continue
                 if counter.source not in ("enumerate", "range") or counter.value_at(step.order) is None:
                     continue
-                if counter.value_at(step.order) + check.offset != 1 or _mentions_end(check.guard.test, counter):
+                if counter.endless or counter.value_at(step.order) + check.offset != 1:
                     continue
-                if _length_divides(counter, check.count):
+                if _mentions_end(check.guard.test, counter) or any(
+                    _mentions_end(part, counter)
+                    for other in _other_operands(check.guard.test, check.expression)
+                    for part in self._expanded(other, step.order)
+                ):
+                    continue
+                if _length_divides(counter, check.count, self.value_before_loop):
                     continue
                 found.append((step, check, counter))
                 break
+        return found
+
+    def _expanded(self, expression: cst.BaseExpression, before: int, limit: int = 8) -> List[cst.BaseExpression]:
+        """`expression` and the values of the names it reads, followed back through the iteration and
+        before the loop: `last_batch` -> `batch_idx == last_idx` -> `len(loader) - 1`."""
+        found = [expression]
+        pending = [(expression, before)]
+        seen: Set[str] = set()
+        while pending and len(found) < limit:
+            node, order = pending.pop()
+            for name in iter_names(node):
+                if name in seen:
+                    continue
+                seen.add(name)
+                assignments = self.assignments_to(name, order)
+                if assignments:
+                    values = [(a.value, a.order) for a in assignments if a.value is not None]
+                else:
+                    earlier = self.value_before_loop(name)
+                    values = [(earlier, 0)] if earlier is not None else []
+                for value, at in values:
+                    found.append(value)
+                    pending.append((value, at))
         return found
 
 
@@ -668,6 +744,10 @@ _TENSOR_METHODS = frozenset(
     {"mean", "sum", "view", "reshape", "flatten", "squeeze", "unsqueeze", "float", "to", "contiguous", "permute",
      "transpose", "chunk", "split", "softmax", "log_softmax"}
 )
+
+
+# Tensor methods whose result is still attached to the receiver's graph.
+_GRAPH_KEEPING_METHODS = _TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp"}
 
 
 def _value_names(node: cst.BaseExpression) -> List[str]:
@@ -710,10 +790,27 @@ def _value_before(enclosing: Tuple[Tuple[Block, int], ...], name: str) -> Option
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for small in reversed(statement.body):
-                if isinstance(small, cst.Assign) and any(dotted_name(t.target) == name for t in small.targets):
-                    return small.value
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if dotted_name(target.target) == name:
+                            return small.value
+                        unpacked = _unpacked_value(target.target, small.value, name)
+                        if unpacked is not None:
+                            return unpacked
                 if isinstance(small, cst.AnnAssign) and dotted_name(small.target) == name:
                     return small.value
+    return None
+
+
+def _unpacked_value(target: cst.BaseExpression, value: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
+    """`0.0` for `tr_loss` in `tr_loss, logging_loss = 0.0, 0.0`."""
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)):
+        return None
+    if len(target.elements) != len(value.elements):
+        return None
+    for element, part in zip(target.elements, value.elements):
+        if dotted_name(element.value) == name:
+            return part.value
     return None
 
 
@@ -764,10 +861,30 @@ def _feeds_itself(value: Optional[cst.BaseExpression], name: str) -> bool:
     return False
 
 
+def _nested_target(node: cst.CSTNode, name: str) -> bool:
+    """`h` in `out, (h, c) = ...`: assigned from inside a nested tuple target."""
+    if not isinstance(node, cst.Assign):
+        return False
+    for target in node.targets:
+        if isinstance(target.target, (cst.Tuple, cst.List)):
+            for element in target.target.elements:
+                inner = element.value
+                if isinstance(inner, (cst.Tuple, cst.List)) and name in {dotted_name(e.value) for e in inner.elements}:
+                    return True
+    return False
+
+
 def _detaches(value: Optional[cst.BaseExpression]) -> bool:
-    """`h.detach()`, `repackage_hidden(h)`, `tuple(s.detach() for s in h)`."""
+    """`h.detach()`, `repackage_hidden(h)`, `tuple(s.detach() for s in h)`, `(h.detach(), c.detach())`,
+    `[s.detach() for s in h]`."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return bool(value.elements) and all(_detaches(element.value) for element in value.elements)
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return _detaches(value.elt)
     if not isinstance(value, cst.Call):
         return False
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value == "detach":  # `hidden[0].detach()`
+        return True
     callee = last_component(dotted_name(value.func) or "").lower()
     return bool(callee) and any(word in callee for word in _DETACHING_CALLS)
 
@@ -806,6 +923,15 @@ def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
     return None
 
 
+def _other_operands(test: cst.BaseExpression, check: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The parts of `(i + 1) % n == 0 or last_batch` besides the window check: `[last_batch]`."""
+    if test is check:
+        return []
+    if isinstance(test, cst.BooleanOperation):
+        return _other_operands(test.left, check) + _other_operands(test.right, check)
+    return [test]
+
+
 def _mentions_len(test: cst.BaseExpression) -> bool:
     return any(dotted_name(call.func) == "len" for call in _calls_in(test))
 
@@ -830,11 +956,19 @@ def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
     return any(_contains(child, part) for child in tree.children)
 
 
-def _length_divides(counter: LoopCounter, count: cst.BaseExpression) -> bool:
-    """`range(64)` with `N = 8`: the window always closes on the last micro-batch."""
+def _length_divides(counter: LoopCounter, count: cst.BaseExpression, value_before=None) -> bool:
+    """`range(64)` with `N = 8`, or `range(N * updates)`: the window always closes on the last micro-batch."""
     iterable = counter.iterable
+    if not isinstance(iterable, cst.Call) or dotted_name(iterable.func) != "range":
+        return False
+    stop = positional(iterable, 0) if len(iterable.args) == 1 else None
+    if isinstance(stop, cst.Name) and value_before is not None:
+        stop = value_before(stop.value) or stop  # `total = updates * accum` before the loop
+    if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Multiply):
+        if stop.left.deep_equals(count) or stop.right.deep_equals(count):
+            return True
     n = int_value(count)
-    if n is None or not isinstance(iterable, cst.Call) or dotted_name(iterable.func) != "range":
+    if n is None:
         return False
     bounds = [int_value(arg.value) for arg in iterable.args]
     if len(bounds) == 1 and bounds[0] is not None:
@@ -1054,6 +1188,116 @@ class _OriginTracer:
             if assignment.reads_target or assignment.runs_whenever(self.use):
                 return result
         return result.merge(LossOrigin(reductions=frozenset({"outside"})))
+
+
+# Tensor methods that compute from their receiver and arguments only, with no parameters of their own.
+_PURE_TENSOR_METHODS = _TENSOR_METHODS | {
+    "cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp", "log", "pow", "gather", "argmax", "max", "min",
+    "norm", "clamp", "squeeze", "expand", "expand_as", "view_as", "mul", "add", "sub", "neg", "sigmoid", "tanh",
+}
+
+
+class _GradTracer:
+    """Whether a loss carries no graph because what it is computed from was computed with gradients off.
+
+    `trace` answers ("off", context) when every input that could carry a graph was computed under a
+    `no_grad()`-like `context` (and the rest are data or numbers), ("none", None) for data and numbers
+    only, and ("maybe", None) as soon as anything could carry a graph: a model call, an unknown callable,
+    a name the loop does not assign. When unsure, the answer is "maybe", and nothing is reported.
+    """
+
+    _MAX_DEPTH = 12
+
+    def __init__(self, loop: TrainingLoop, names: ModuleNames, use: Site) -> None:
+        self.loop = loop
+        self.names = names
+        self.use = use
+        self.data: Set[str] = set()
+        node = loop.node
+        if isinstance(node, cst.For) and not any(
+            loop.value_before_loop(name) is not None and loop._builds_graph(loop.value_before_loop(name), names, 0)
+            for name in iter_names(node.iter)
+        ):  # `for x, y in loader`: data; not `for out in outputs` over a forward pass before the loop
+            self.data = set(iter_names(node.target))
+
+    def trace(self, node: cst.BaseExpression, before: int, depth: int) -> Tuple[str, Optional[cst.BaseExpression]]:
+        if depth > self._MAX_DEPTH:
+            return "maybe", None
+        depth += 1
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+            return "none", None
+        if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) is not None:
+            return self._name(dotted_name(node), before, depth)
+        if isinstance(node, cst.Subscript):
+            return self.trace(node.value, before, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self._combine([self.trace(node.left, before, depth), self.trace(node.right, before, depth)])
+        if isinstance(node, cst.UnaryOperation):
+            return self.trace(node.expression, before, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, before, depth)
+        return "maybe", None
+
+    def _call(self, node: cst.Call, before: int, depth: int) -> Tuple[str, Optional[cst.BaseExpression]]:
+        args = [self.trace(arg.value, before, depth) for arg in node.args]
+        func = node.func
+        qualified = self.names.callee(node)
+        if qualified is not None:
+            pure = qualified.startswith("torch.") and (
+                not qualified.startswith("torch.nn.") or qualified.startswith("torch.nn.functional.")
+            )
+            return self._combine(args) if pure else ("maybe", None)
+        if isinstance(func, cst.Name) and func.value in ("float", "int", "len"):
+            return "none", None
+        if isinstance(func, cst.Attribute) and func.attr.value in _PURE_TENSOR_METHODS:
+            return self._combine([self.trace(func.value, before, depth)] + args)
+        callee = dotted_name(func)
+        if callee is not None and any(
+            self.names.is_loss_class(c) for c in self.names.constructors_of(callee)
+        ):  # `criterion = nn.CrossEntropyLoss()`: no parameters of its own
+            return self._combine(args)
+        return "maybe", None
+
+    def _name(self, name: str, before: int, depth: int) -> Tuple[str, Optional[cst.BaseExpression]]:
+        if name in self.data:
+            return "none", None
+        for candidate in _prefixes(name):  # `outputs.loss`, then `outputs`
+            assignments = self.loop.assignments_to(candidate, before)
+            if not assignments:
+                continue
+            last = assignments[-1]
+            if not last.runs_whenever(self.use):  # under a narrower `if`: an earlier value may reach the use
+                return "maybe", None
+            disabled = self.loop.grad_disabled_at(last, self.names)
+            if disabled is not None:
+                return "off", disabled
+            if last.value is None or last.operator != "=":
+                return "maybe", None
+            return self.trace(last.value, last.order, depth)
+        if _is_number(self.loop.value_before_loop(name)) or self._numeric_parameter(name):
+            return "none", None
+        return "maybe", None
+
+    def _numeric_parameter(self, name: str) -> bool:
+        """`T` in `def distill(..., T=4.0)`: a hyperparameter, not a tensor with a graph."""
+        function = self.loop.function
+        if function is None:
+            return False
+        params = function.params
+        for param in tuple(params.params) + tuple(params.kwonly_params):
+            if param.name.value == name:
+                default = param.default
+                return default is not None and (_is_number(default) or int_value(default) is not None)
+        return False
+
+    @staticmethod
+    def _combine(parts) -> Tuple[str, Optional[cst.BaseExpression]]:
+        if any(state == "maybe" for state, _ in parts):
+            return "maybe", None
+        for state, context in parts:
+            if state == "off":
+                return state, context
+        return "none", None
 
 
 def _is_reciprocal(node: cst.BaseExpression) -> bool:
@@ -1292,11 +1536,30 @@ class _LoopBuilder:
         optimizers = frozenset(r for r in receivers if self._is_optimizer(r, draft))
         schedulers = frozenset(r for r in receivers - optimizers if self._is_scheduler(r))
         models = tuple((optimizer, self._optimized_models(optimizer)) for optimizer in sorted(optimizers))
+        scheduled = tuple(
+            (scheduler, optimizer) for scheduler in sorted(schedulers)
+            for optimizer in [self._scheduled_optimizer(scheduler, optimizers)] if optimizer is not None
+        )
         return TrainingLoop(
             **{**draft.__dict__, "counters": tuple(self._counters(draft)),
                "optimizer_names": optimizers, "scheduler_names": schedulers,
-               "outer_contexts": self.outer_contexts, "optimizer_models": models}
+               "outer_contexts": self.outer_contexts, "optimizer_models": models,
+               "scheduled_optimizers": scheduled}
         )
+
+    def _scheduled_optimizer(self, scheduler: str, optimizers: FrozenSet[str]) -> Optional[str]:
+        """`opt_g` for `sched_g = ExponentialLR(opt_g, gamma=...)`, when it is one of the loop's optimizers."""
+        for value in self.names.values_of(scheduler):
+            if not isinstance(value, cst.Call):
+                continue
+            passed = positional(value, 0) or keyword(value, "optimizer")
+            name = dotted_name(passed) if passed is not None else None
+            if name is None:
+                continue
+            for optimizer in optimizers:
+                if optimizer == name or optimizer in self.names.aliases_of(name):
+                    return optimizer
+        return None
 
     def _optimized_models(self, optimizer: str) -> FrozenSet[str]:
         """`model` for `optimizer = SGD(model.parameters())`; empty when it cannot be read."""
@@ -1374,10 +1637,14 @@ class _LoopBuilder:
             self._assign(small.target, symbol, small.value, small, common)
 
     def _assign(self, target, operator: str, value, node, common) -> None:
-        targets = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
-        if targets is not None:
-            for element in targets:
-                name = dotted_name(element.value)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                # `out, (h, c) = lstm(x, (h, c))`: nested targets are assigned too.
+                inner = element.value
+                if isinstance(inner, (cst.Tuple, cst.List)):
+                    self._assign(inner, operator, value, node, common)
+                    continue
+                name = dotted_name(inner)
                 if name is not None:
                     self.assignments.append(Assignment(self._next(), node, target=name, operator=operator,
                                                        value=value, **common))
@@ -1406,7 +1673,8 @@ class _LoopBuilder:
         self.calls.append(CallSite(self._next(), call, callee=callee, **common))
         if not isinstance(func, cst.Attribute):
             if callee is not None and self._helper_resets(callee):
-                self.resets.append(ResetSite(self._next(), call, target=callee, kind="helper", **common))
+                self.resets.append(ResetSite(self._next(), call, target=callee, kind=self._helper_kind(callee),
+                                             **common))
             return
         method = func.attr.value
         receiver = dotted_name(func.value)
@@ -1422,7 +1690,8 @@ class _LoopBuilder:
         elif method in ("zero_", "detach_") and isinstance(func.value, cst.Attribute) and _ends_in_grad(func.value):
             self.resets.append(ResetSite(self._next(), call, target=receiver or "", kind="grad.zero_()", **common))
         elif callee is not None and callee.startswith("self.") and self._helper_resets(callee[5:]):
-            self.resets.append(ResetSite(self._next(), call, target=callee, kind="helper", **common))
+            self.resets.append(ResetSite(self._next(), call, target=callee, kind=self._helper_kind(callee[5:]),
+                                         **common))
 
     # --- what the receivers are -------------------------------------------------------
 
@@ -1458,6 +1727,13 @@ class _LoopBuilder:
             return False
         return "optim" in short or short in ("opt", "optim") or short.startswith("opt_") or short.endswith("_opt")
 
+    def _helper_kind(self, name: str) -> str:
+        """"helper" when the helper always resets; "helper-maybe" when its reset sits under an `if`."""
+        for function in self.names.functions.get(name, ()):
+            if function is not self.function and _resets_unconditionally(_block_statements(function), 0):
+                return "helper"
+        return "helper-maybe"
+
     def _helper_resets(self, name: str) -> bool:
         for function in self.names.functions.get(name, ()):
             if function is self.function:
@@ -1487,6 +1763,11 @@ class _LoopBuilder:
 
     def _header_counter(self, loop: cst.For) -> Optional[LoopCounter]:
         iterable = _unwrap(loop.iter, self.names)
+        if isinstance(iterable, cst.Name):
+            # `pbar = tqdm(enumerate(loader), total=len(loader))` then `for i, batch in pbar:`.
+            earlier = _value_before(self.enclosing, iterable.value)
+            if earlier is not None:
+                iterable = _unwrap(earlier, self.names)
         if not isinstance(iterable, cst.Call):
             return None
         callee = dotted_name(iterable.func) or ""
@@ -1501,7 +1782,8 @@ class _LoopBuilder:
             start = 0 if start_node is None else int_value(start_node)
             counted = positional(iterable, 0)
             counted = _unwrap(counted, self.names) if counted is not None else None
-            return LoopCounter(name, start, "enumerate", None, iterable, counted) if name else None
+            endless = isinstance(counted, cst.Call) and self.names.callee(counted) in _ENDLESS_ITERATORS
+            return LoopCounter(name, start, "enumerate", None, iterable, counted, endless) if name else None
         name = dotted_name(target)
         if name is None:
             return None
@@ -1593,6 +1875,21 @@ class _ResetFinder(cst.CSTVisitor):
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "grad" and _is_none(node.value):
                 self.found = True
+
+
+def _resets_unconditionally(statements: Block, depth: int) -> bool:
+    """A reset among `statements`, outside any `if`/`try`: `optimizer.zero_grad()`, or
+    `for p in model.parameters(): p.grad = None`."""
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            finder = _ResetFinder()
+            statement.visit(finder)
+            if finder.found:
+                return True
+        elif isinstance(statement, (cst.For, cst.With)) and depth < 2:
+            if _resets_unconditionally(_block_statements(statement), depth + 1):
+                return True
+    return False
 
 
 def _function_resets(function: cst.FunctionDef) -> bool:

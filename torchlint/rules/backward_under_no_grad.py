@@ -5,7 +5,12 @@
 Flags `backward()` in a training loop when the loss was computed inside
 `with torch.no_grad():`, `with torch.inference_mode():` or
 `with torch.set_grad_enabled(False):`, or in a function decorated with
-`@torch.no_grad()` / `@torch.inference_mode()`.
+`@torch.no_grad()` / `@torch.inference_mode()` — or computed after the block,
+but only from what the block computed: `loss = outputs.loss` on outputs of
+a forward pass under `inference_mode()`, or `F.kl_div(...)` of student and
+teacher logits that were both computed under `no_grad()` (with torch
+functions, loss modules, numbers and the loop's data, nothing that could
+hold parameters).
 
 ## Why is this bad?
 
@@ -36,7 +41,10 @@ for x, y in loader:
 ```
 
 Not flagged: a loss computed before entering the block (its graph exists;
-only the code inside the block is not recorded).
+only the code inside the block is not recorded); a loss that mixes a target
+computed under `no_grad()` with a model's output computed outside it (DQN's
+TD target, a teacher's logits); `torch.set_grad_enabled(phase == "train")`;
+`with torch.enable_grad():` inside a `no_grad` function.
 
 ## Fix safety
 
@@ -106,6 +114,17 @@ for x, y in loader:
     criterion(model(x), y).backward()
     optimizer.step()
 """,
+        # Only the target is computed without gradients; the prediction has its graph.
+        """
+import torch
+import torch.nn.functional as F
+for s, a, r, s2 in replay:
+    with torch.no_grad():
+        target = r + gamma * target_net(s2).max(1).values
+    q = policy_net(s).gather(1, a).squeeze(1)
+    F.smooth_l1_loss(q, target).backward()
+    optimizer.step()
+""",
     )
     invalid = (
         Example(
@@ -141,5 +160,36 @@ for batch in loader:
     optimizer.step()
 """,
             line=6,
+        ),
+        # Read after the block from what the block computed.
+        Example(
+            """
+import torch
+for batch in loader:
+    with torch.inference_mode():
+        outputs = model(**batch)
+        metric.add_batch(predictions=outputs.logits.argmax(-1))
+    loss = outputs.loss
+    loss.backward()
+    optimizer.step()
+""",
+            line=8,
+        ),
+        # The student's logits went into the teacher's block: the loss has no graph.
+        Example(
+            """
+import torch
+import torch.nn.functional as F
+def distill(student, teacher, loader, optimizer, T=2.0):
+    for x, y in loader:
+        with torch.no_grad():
+            teacher_logits = teacher(x)
+            student_logits = student(x)
+        loss = F.kl_div(F.log_softmax(student_logits / T, dim=1), F.softmax(teacher_logits / T, dim=1))
+        loss = loss + F.cross_entropy(student_logits, y)
+        loss.backward()
+        optimizer.step()
+""",
+            line=11,
         ),
     )

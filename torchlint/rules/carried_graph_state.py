@@ -3,10 +3,11 @@
 ## What it does
 
 Flags a tensor produced by the model in one iteration and fed back as its
-input in the next (`out, h = rnn(x, h)`, `state = model(state)`) in a loop
-that calls `backward()`, when nothing detaches it (`h = h.detach()`,
-`repackage_hidden(h)`, also right after a truncated-BPTT window's backward)
-or re-initialises it each iteration. A loop whose
+input in the next (`out, h = rnn(x, h)`, `out, (h, c) = lstm(x, (h, c))`,
+`state = model(state)`) in a loop that calls `backward()`, when nothing
+detaches it whenever a backward runs (`h = h.detach()`, `repackage_hidden(h)`,
+`state = (state[0].detach(), state[1].detach())`, also right after a
+truncated-BPTT window's backward) or re-initialises it each iteration. A loop whose
 backward is on a loss summed across iterations is left to TL001: once that
 backward moves after the loop, carrying the state is plain backpropagation
 through time.
@@ -45,8 +46,11 @@ for x, y in batches:
     optimizer.zero_grad()
 ```
 
-Not flagged: state detached before it is reused, re-initialised each
-iteration, or computed under `torch.no_grad()`.
+Not flagged: state detached before it is reused (or passed in detached:
+`rnn(x, h.detach())`), re-initialised each iteration, or computed under
+`torch.no_grad()`. A detach that runs only every few iterations
+(`if i % k == 0: h = h.detach()`) while backward runs on every one is still
+flagged.
 
 ## Fix safety
 
@@ -80,8 +84,13 @@ class CarriedGraphState(Rule):
         for loop in context.loops:
             if not loop.loop_backwards or _backwards_on_accumulators(loop):
                 continue
+            groups = {}  # `out, (h, c) = lstm(x, (h, c))` carries two names in one statement: one finding
             for state in loop.fed_back_states(context.names):
-                name = state.target
+                groups.setdefault(id(state.node), []).append(state)
+            for states in groups.values():
+                state = states[0]
+                name = ", ".join(f"`{s.target}`" for s in states)
+                verb = "are" if len(states) > 1 else "is"
                 producer = context.code(state.value.func) if isinstance(state.value, cst.Call) else "the model"
                 retained = any(b.retain_graph is not None for b in loop.backwards)
                 consequence = (
@@ -91,25 +100,32 @@ class CarriedGraphState(Rule):
                     "'Trying to backward through the graph a second time'"
                 )
                 message = (
-                    f"`{name}` is produced by `{producer}` and fed back into it on the next iteration without "
+                    f"{name} {verb} produced by `{producer}` and fed back into it on the next iteration without "
                     f"`.detach()`: {consequence}."
                 )
-                yield Finding(state.node, message, self._fix(context, loop, state, retained))
+                yield Finding(state.node, message, self._fix(context, loop, states, retained))
 
-    def _fix(self, context: FileContext, loop, state, retained: bool):
+    def _fix(self, context: FileContext, loop, states, retained: bool):
         first = loop.first_body_statement
         if first is None:
             return None
-        name = state.target
-        detached = f"tuple(part.detach() for part in {name})" if loop.state_is_tuple(state, context.names) \
-            else f"{name}.detach()"
-        initial = loop.value_before_loop(name)
-        if initial is None or (isinstance(initial, cst.Name) and initial.value == "None"):
-            detached = f"None if {name} is None else {detached}"
+        names, values = [], []
+        for state in states:
+            name = state.target
+            detached = f"tuple(part.detach() for part in {name})" if loop.state_is_tuple(state, context.names) \
+                else f"{name}.detach()"
+            initial = loop.value_before_loop(name)
+            if initial is None or (isinstance(initial, cst.Name) and initial.value == "None"):
+                detached = f"None if {name} is None else {detached}"
+                if len(states) > 1:
+                    detached = f"({detached})"
+            names.append(name)
+            values.append(detached)
+        targets = ", ".join(names)
         return Fix(
             UNSAFE if retained else SAFE,
-            f"Detach `{name}` at the top of the loop body",
-            (context.insert_line_before(first, f"{name} = {detached}"),),
+            f"Detach `{targets}` at the top of the loop body",
+            (context.insert_line_before(first, f"{targets} = {', '.join(values)}"),),
         )
 
     valid = (
@@ -162,6 +178,14 @@ for t in range(seq_len):
     out, hidden = cell(x[t], hidden)
     loss = loss + criterion(out, y[t])
     loss.backward(retain_graph=True)
+""",
+        # The `(h, c)` tuple detached right after the forward pass.
+        """
+for x, y in batches:
+    out, state = lstm(x, state)
+    state = (state[0].detach(), state[1].detach())
+    criterion(head(out), y).backward()
+    optimizer.step()
 """,
         # A comprehension variable that shares the target's name is not state.
         """
@@ -242,6 +266,31 @@ while step < total:
     optimizer.step()
     optimizer.zero_grad()
     step += 1
+""",
+        ),
+        # Both tensors of an LSTM's state, unpacked in place: one finding for the statement.
+        Example(
+            """
+import torch
+h = torch.zeros(2, 4, 16)
+c = torch.zeros(2, 4, 16)
+for x, y in batches:
+    out, (h, c) = lstm(x, (h, c))
+    criterion(head(out), y).backward()
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+            line=6,
+            fixed="""
+import torch
+h = torch.zeros(2, 4, 16)
+c = torch.zeros(2, 4, 16)
+for x, y in batches:
+    h, c = h.detach(), c.detach()
+    out, (h, c) = lstm(x, (h, c))
+    criterion(head(out), y).backward()
+    optimizer.step()
+    optimizer.zero_grad()
 """,
         ),
     )

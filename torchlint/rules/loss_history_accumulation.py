@@ -5,7 +5,8 @@
 Flags `total += loss` (or `total = total + loss`) in a training loop when
 `total` starts as a number before the loop and `loss` is a tensor attached
 to the graph: a loss passed to `backward()` in the loop, or the result of a
-torch criterion.
+torch criterion, also through arithmetic (`loss * x.size(0)`) or a tensor
+method that keeps the graph (`loss.mean()`, `loss.cpu()`).
 
 ## Why is this bad?
 
@@ -39,8 +40,9 @@ for x, y in loader:
     running_loss += loss.item()
 ```
 
-Not flagged: `loss.item()`, `float(loss)`, `loss.detach()` (and
-`.detach().cpu()`), totals inside `torch.no_grad()` or
+Not flagged: `loss.item()` (also `loss.item() * x.size(0)`), `float(loss)`,
+`loss.detach()` (and `.detach().cpu()`), counts of correct predictions
+(`(logits.argmax(1) == y).sum()`), totals inside `torch.no_grad()` or
 `torch.inference_mode()`, and the loss accumulator that is itself
 backpropagated (see TL001).
 
@@ -111,6 +113,16 @@ for x, y in loader:
         val_total = 0
         val_total += criterion(model(vx), vy)
 """,
+        # Weighted by the batch size, detached first; a count of correct predictions.
+        """
+total, correct = 0.0, 0
+for x, y in loader:
+    logits = model(x)
+    loss = criterion(logits, y)
+    loss.backward()
+    total += loss.item() * x.size(0)
+    correct += (logits.argmax(1) == y).sum()
+""",
         # The accumulator that is backpropagated is TL001's business.
         """
 loss = 0
@@ -172,6 +184,26 @@ for x, y in loader:
 print(total.item())
 """,
             line=6,
+        ),
+        # Weighted by the batch size: the product is still attached.
+        Example(
+            """
+epoch_loss, seen = 0.0, 0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    epoch_loss += loss * x.size(0)
+    seen += x.size(0)
+""",
+            line=6,
+            fixed="""
+epoch_loss, seen = 0.0, 0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    epoch_loss += (loss * x.size(0)).item()
+    seen += x.size(0)
+""",
         ),
     )
 

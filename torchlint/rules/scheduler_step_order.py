@@ -4,7 +4,9 @@
 
 Flags `scheduler.step()` inside a training loop when it runs before
 `optimizer.step()` in the iteration, or when it runs on every micro-batch
-while `optimizer.step()` is conditional (gradient accumulation).
+while `optimizer.step()` is conditional (gradient accumulation). The
+optimizer is the one the scheduler was built on (`StepLR(opt_g, ...)`) when
+the code shows it, else the loop's first optimizer.
 
 ## Why is this bad?
 
@@ -38,8 +40,11 @@ for i, (x, y) in enumerate(loader):
         optimizer.zero_grad()
 ```
 
-Not flagged: schedulers stepped once per epoch outside the batch loop, and
-`ReduceLROnPlateau`-style `scheduler.step(metric)` calls.
+Not flagged: schedulers stepped once per epoch outside the batch loop,
+`ReduceLROnPlateau`-style `scheduler.step(metric)` calls (and any `step()`
+given an argument, like `CosineAnnealingWarmRestarts`' fractional epoch), and
+a scheduler under its own `if` on the same accumulation window as the
+optimizer.
 
 ## Fix safety
 
@@ -65,15 +70,14 @@ class SchedulerStepOrder(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            steps = [step for step in loop.optimizer_steps if step.depth == 0]
-            if not steps:
-                continue
-            step = steps[0]
-            check = loop.accumulation_check(step)
             for scheduler in loop.scheduler_steps:
                 if scheduler.depth or positional(scheduler.node, 0) is not None or scheduler.node.args:
                     continue
-                problem = self._problem(scheduler, step, check)
+                step = loop.step_scheduled_by(scheduler)
+                if step is None:
+                    continue
+                check = loop.accumulation_check(step)
+                problem = self._problem(loop, scheduler, step, check)
                 if problem is None:
                     continue
                 sched_code, step_code = context.code(scheduler.node), context.code(step.node)
@@ -102,8 +106,8 @@ class SchedulerStepOrder(Rule):
                 yield Finding(scheduler.node, message, fix)
 
     @staticmethod
-    def _problem(scheduler, step, check) -> Optional[str]:
-        if check is not None and id(check.guard.node) not in scheduler.guard_nodes:
+    def _problem(loop, scheduler, step, check) -> Optional[str]:
+        if check is not None and not loop.once_per_window(scheduler, check):
             return "every-microbatch"
         if scheduler.order < step.order and scheduler.runs_whenever(step):
             return "before"
@@ -142,6 +146,16 @@ for i, (x, y) in enumerate(loader):
         optimizer.step()
         lr_scheduler.step()
         optimizer.zero_grad()
+""",
+        # Its own `if` on the same window.
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0 or (i + 1) == len(loader):
+        optimizer.step()
+        optimizer.zero_grad()
+    if (i + 1) % n == 0:
+        lr_scheduler.step()
 """,
     )
     invalid = (
@@ -183,6 +197,38 @@ for i, (x, y) in enumerate(loader):
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad()
+""",
+        ),
+        # GAN: the generator's scheduler steps before the generator's optimizer.
+        Example(
+            """
+import torch
+sched_d = torch.optim.lr_scheduler.StepLR(opt_d, 1000)
+sched_g = torch.optim.lr_scheduler.StepLR(opt_g, 1000)
+for real in loader:
+    opt_d.zero_grad()
+    d_loss(real).backward()
+    opt_d.step()
+    sched_d.step()
+    sched_g.step()
+    opt_g.zero_grad()
+    g_loss(real).backward()
+    opt_g.step()
+""",
+            line=10,
+            fixed="""
+import torch
+sched_d = torch.optim.lr_scheduler.StepLR(opt_d, 1000)
+sched_g = torch.optim.lr_scheduler.StepLR(opt_g, 1000)
+for real in loader:
+    opt_d.zero_grad()
+    d_loss(real).backward()
+    opt_d.step()
+    sched_d.step()
+    opt_g.zero_grad()
+    g_loss(real).backward()
+    opt_g.step()
+    sched_g.step()
 """,
         ),
     )

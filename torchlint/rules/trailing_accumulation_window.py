@@ -39,9 +39,10 @@ for epoch in range(epochs):
 ```
 
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
-condition that already mentions the loop's length (`or i + 1 == len(loader)`),
-and iterables whose length is a known multiple of `N` (`range(64)` with
-`N = 8`).
+condition that already mentions the loop's length (`or i + 1 == len(loader)`,
+also through a name: `last_batch = batch_idx == len(loader) - 1`),
+iterables whose length is a known multiple of `N` (`range(64)` with `N = 8`,
+`range(N * updates)`), and endless iterables (`enumerate(itertools.cycle(loader))`).
 
 ## Fix safety
 
@@ -140,6 +141,30 @@ for x, y in loader:
     optimizer.step()
     optimizer.zero_grad()
 """,
+        # The last batch, named before the step's condition.
+        """
+last_idx = len(loader) - 1
+for batch_idx, (x, y) in enumerate(loader):
+    last_batch = batch_idx == last_idx
+    (criterion(model(x), y) / n).backward()
+    if (batch_idx + 1) % n == 0 or last_batch:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # A multiple of the count by construction; an endless stream.
+        """
+import itertools
+for step in range(n * updates):
+    (criterion(model(xs[step]), ys[step]) / n).backward()
+    if (step + 1) % n == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+for i, (x, y) in enumerate(itertools.cycle(loader)):
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
     )
     invalid = (
         Example(
@@ -212,6 +237,27 @@ for i, batch in enumerate(tqdm(batches())):
         optimizer.zero_grad()
 """,
             line=4,
+        ),
+        # The progress bar is built before the loop.
+        Example(
+            """
+pbar = tqdm(enumerate(loader), total=len(loader))
+for i, (x, y) in pbar:
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=5,
+            fixed="""
+pbar = tqdm(enumerate(loader), total=len(loader))
+for i, (x, y) in pbar:
+    (criterion(model(x), y) / n).backward()
+    if (i + 1) % n == 0 or (i + 1) == len(loader):
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            unsafe=True,
         ),
     )
 

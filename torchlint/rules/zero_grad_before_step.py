@@ -2,8 +2,9 @@
 
 ## What it does
 
-Flags a gradient reset (`optimizer.zero_grad()`, or `model.zero_grad()` on
-the model the optimizer was built from) that runs after the last
+Flags a gradient reset (`optimizer.zero_grad()`, `model.zero_grad()` on
+the model the optimizer was built from, or a helper of the same file that
+always resets, such as `fast_zero_grad(model)`) that runs after the last
 `backward()` and before `optimizer.step()` on the same path through the loop.
 
 ## Why is this bad?
@@ -33,7 +34,10 @@ for x, y in loader:
     optimizer.zero_grad()
 ```
 
-Not flagged: resets before `backward()` or after `step()`.
+Not flagged: resets before `backward()` or after `step()`; a reset under an
+`if` that skips the step (`if not math.isfinite(norm): optimizer.zero_grad();
+continue`); another optimizer's reset, whose parameters the step does not
+touch.
 
 ## Fix safety
 
@@ -105,6 +109,18 @@ for real in loader:
     g_opt.step()
     d_opt.zero_grad()
 """,
+        # A batch with exploding gradients is dropped: its reset skips the step.
+        """
+import math
+for x, y in loader:
+    criterion(model(x), y).backward()
+    norm = clip_grad_norm_(model.parameters(), 1.0)
+    if not math.isfinite(norm):
+        optimizer.zero_grad()
+        continue
+    optimizer.step()
+    optimizer.zero_grad()
+""",
     )
     invalid = (
         Example(
@@ -143,6 +159,30 @@ for i, (x, y) in enumerate(loader):
     if (i + 1) % 4 == 0:
         optimizer.step()
         model.zero_grad()
+""",
+        ),
+        # A helper of the same file that always resets.
+        Example(
+            """
+def fast_zero_grad(model):
+    for p in model.parameters():
+        p.grad = None
+
+for x, y in loader:
+    criterion(model(x), y).backward()
+    fast_zero_grad(model)
+    optimizer.step()
+""",
+            line=8,
+            fixed="""
+def fast_zero_grad(model):
+    for p in model.parameters():
+        p.grad = None
+
+for x, y in loader:
+    criterion(model(x), y).backward()
+    optimizer.step()
+    fast_zero_grad(model)
 """,
         ),
     )

@@ -34,9 +34,11 @@ for i, (x, y) in enumerate(loader):
 ```
 
 Not flagged: a reset inside the same condition as the step (or opening the
-window, `if i % N == 0: optimizer.zero_grad()`), and loops inside
+window, `if i % N == 0: optimizer.zero_grad()`), loops inside
 `with accelerator.accumulate(model):`, where the prepared optimizer's
-`zero_grad()` and `step()` only act at the window boundary.
+`zero_grad()` and `step()` only act at the window boundary, and steps whose
+condition is not a window: `if torch.isfinite(loss):`, or a one-way threshold
+such as `if seen >= warmup_batches:` (a counter that never starts again).
 
 ## Fix safety
 
@@ -122,6 +124,16 @@ for x, y in loader:
     optimizer.zero_grad()
     criterion(model(x), y).backward()
     optimizer.step()
+""",
+        # A one-way threshold, not a window: the counter never starts again.
+        """
+seen = 0
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    seen += 1
+    if seen >= warmup_batches:
+        optimizer.step()
 """,
     )
     invalid = (
