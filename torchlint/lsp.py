@@ -1,0 +1,525 @@
+"""`torchlint lsp`: the linter as a Language Server on stdio (pygls 2.x).
+
+What the editor gets:
+
+- **Diagnostics** for every open Python document (languageId ``python``),
+  published on ``didOpen`` and ``didSave`` at once and on ``didChange`` after
+  a short debounce (`DEBOUNCE_SECONDS`; a newer change to the same document
+  cancels the pending lint, and a result computed for an older version is
+  never published). ``didClose`` clears the document's diagnostics. Each
+  diagnostic carries ``source="torchlint"``, the rule code (``TL003``), the
+  severity, and ``codeDescription.href`` pointing at the rule's documentation.
+- **Code actions**: one ``quickfix`` per finding that has a fix (title = the
+  fix's message, `` (unsafe)`` appended for unsafe fixes, ``isPreferred`` for
+  safe ones), and one ``source.fixAll.torchlint`` action, "Fix all torchlint
+  problems", that rewrites the document with every *safe* fix applied to a
+  fixpoint (exactly what ``torchlint --fix`` writes). Asked for by kind
+  (``editor.codeActionsOnSave``) it comes with its edit; in the light bulb,
+  which asks on every cursor move, it comes without one when the client can
+  resolve edits (``codeAction/resolve``), so the whole file is fixed only if
+  the user picks it.
+
+Nothing here lints by itself: the rules the file's project configuration
+selects come from `torchlint.config.SettingsResolver` (the configuration is
+re-read on every lint, so editing ``pyproject.toml`` takes effect on the next
+keystroke or save), findings come from `torchlint.engine.lint_source`
+(``# noqa`` included) and the fix-all text from `torchlint.fix.fix_source`.
+A bad configuration publishes no findings for the files it governs and is
+reported once through ``window/showMessage``.
+
+Positions: the engine counts 1-based lines and 1-based columns in Unicode code
+points; LSP counts 0-based lines and 0-based characters in the code units of
+the position encoding negotiated at ``initialize`` (UTF-16 unless the client
+offers UTF-8 or UTF-32). Every position is converted with the text of its own
+line, so a character outside the Basic Multilingual Plane (an emoji) before a
+finding shifts it by two UTF-16 units (or four UTF-8 bytes), not one.
+
+Linting runs on one worker thread so the event loop keeps reading messages
+while a large file is analysed; an exception anywhere in a lint is logged
+(``window/logMessage``) and never stops the server.
+
+pygls and lsprotocol are imported only by this module, and this module only by
+``torchlint lsp``: the command line stays fast to start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import re
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from torchlint import __version__
+from torchlint.model import ERROR, Diagnostic
+
+logger = logging.getLogger("torchlint.lsp")
+
+SOURCE = "torchlint"
+FIX_ALL_KIND = "source.fixAll.torchlint"
+FIX_ALL_TITLE = "Fix all torchlint problems"
+DEBOUNCE_SECONDS = 0.15
+PYTHON_LANGUAGE_IDS = frozenset({"python"})
+
+# LSP line terminators (the ones LibCST counts too): not str.splitlines(), which
+# also splits on form feeds, vertical tabs and U+2028.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+# --- positions -------------------------------------------------------------------
+
+
+def _units_utf16(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _units_utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _units_utf32(text: str) -> int:
+    return len(text)
+
+
+_UNIT_COUNTERS = {
+    types.PositionEncodingKind.Utf16: _units_utf16,
+    types.PositionEncodingKind.Utf8: _units_utf8,
+    types.PositionEncodingKind.Utf32: _units_utf32,
+}
+
+
+class PositionMap:
+    """Converts the engine's 1-based code-point positions to LSP positions for one text."""
+
+    def __init__(self, text: str, encoding: Optional[str] = types.PositionEncodingKind.Utf16) -> None:
+        self.lines = _LINE_BREAK.split(text)  # without terminators; "a\n" -> ["a", ""]
+        self._units = _UNIT_COUNTERS.get(encoding or types.PositionEncodingKind.Utf16, _units_utf16)
+
+    def position(self, line: int, column: int) -> types.Position:
+        index = line - 1
+        if index < 0:
+            return types.Position(line=0, character=0)
+        if index >= len(self.lines):  # past the end: the end of the document
+            return types.Position(line=len(self.lines) - 1, character=self._units(self.lines[-1]))
+        text = self.lines[index]
+        return types.Position(line=index, character=self._units(text[: max(column - 1, 0)]))
+
+    def range(self, line: int, column: int, end_line: int, end_column: int) -> types.Range:
+        return types.Range(start=self.position(line, column), end=self.position(end_line, end_column))
+
+    def end(self) -> types.Position:
+        return types.Position(line=len(self.lines) - 1, character=self._units(self.lines[-1]))
+
+
+def _before(a: types.Position, b: types.Position) -> bool:
+    return (a.line, a.character) < (b.line, b.character)
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    """Closed-interval overlap: a cursor (empty range) at either end of a finding counts."""
+    return not _before(a.end, b.start) and not _before(b.end, a.start)
+
+
+def _kind_wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
+    """LSP code action kinds are hierarchical: asking for `source` includes `source.fixAll.torchlint`."""
+    if not only:
+        return True
+    return any(kind == wanted or kind.startswith(wanted + ".") for wanted in only)
+
+
+# --- lint results ----------------------------------------------------------------
+
+
+@dataclass
+class LintSnapshot:
+    """The findings of one version of one document, in the engine's and the client's terms."""
+
+    uri: str
+    version: Optional[int]
+    text: str
+    path: str
+    rules: Optional[tuple]  # None: the configuration could not be loaded
+    findings: List[Tuple[Diagnostic, types.Diagnostic]]
+    fixed_text: Optional[str] = None  # fix_source(...).source, computed on demand
+    # (type, message, show) to send from the event loop: the worker thread never writes to the client.
+    messages: List[Tuple[types.MessageType, str, bool]] = field(default_factory=list)
+
+
+def _rule_urls() -> Dict[str, str]:
+    from torchlint.rules import ALL_RULES
+
+    return {rule.code: rule.url() for rule in ALL_RULES}
+
+
+_CLOSED = object()
+_SEVERITY = {ERROR: types.DiagnosticSeverity.Error}
+
+
+def to_lsp_diagnostic(diagnostic: Diagnostic, positions: PositionMap, urls: Dict[str, str]) -> types.Diagnostic:
+    url = urls.get(diagnostic.code)
+    return types.Diagnostic(
+        range=positions.range(diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column),
+        message=diagnostic.message,
+        severity=_SEVERITY.get(diagnostic.severity, types.DiagnosticSeverity.Warning),
+        code=diagnostic.code,
+        code_description=types.CodeDescription(href=url) if url else None,
+        source=SOURCE,
+    )
+
+
+def _document_path(uri: str) -> Optional[Path]:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else None
+
+
+# --- the server ------------------------------------------------------------------
+
+
+class TorchlintLanguageServer(LanguageServer):
+    def __init__(self, debounce: float = DEBOUNCE_SECONDS) -> None:
+        super().__init__("torchlint", __version__)
+        self.debounce = debounce
+        self._urls = _rule_urls()
+        self._open: Set[str] = set()  # Python documents, by uri as the client spells it
+        self._pending: Dict[str, asyncio.Task] = {}
+        self._snapshots: Dict[str, LintSnapshot] = {}
+        self._shown_errors: Set[str] = set()
+        # One worker: lints never race each other, and a queued lint of a version
+        # that is no longer current is skipped before it starts.
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchlint-lint")
+
+    # -- documents
+
+    def is_python(self, uri: str) -> bool:
+        return uri in self._open
+
+    def open_document(self, uri: str, language_id: str) -> bool:
+        if language_id not in PYTHON_LANGUAGE_IDS:
+            return False
+        self._open.add(uri)
+        return True
+
+    def close_document(self, uri: str) -> None:
+        self._open.discard(uri)
+        self._cancel_pending(uri)
+        self._snapshots.pop(uri, None)
+
+    def forget_snapshot(self, uri: str) -> None:
+        self._snapshots.pop(uri, None)
+
+    def current(self, uri: str) -> Tuple[str, Optional[int]]:
+        """The text and version of an open document."""
+        document = self.workspace.get_text_document(uri)
+        return document.source, document.version
+
+    def current_version(self, uri: str) -> object:
+        """The version of an open document; for a closed one, a sentinel equal to no version."""
+        if uri not in self._open:
+            return _CLOSED
+        try:
+            return self.current(uri)[1]
+        except Exception:  # noqa: BLE001 - closed between the two lookups
+            return _CLOSED
+
+    def _cancel_pending(self, uri: str) -> None:
+        task = self._pending.pop(uri, None)
+        if task is not None and not task.done():
+            task.cancel()
+
+    # -- scheduling
+
+    def schedule_lint(self, uri: str, delay: float) -> None:
+        """Lint `uri` after `delay` seconds; a newer request for the same document replaces this one."""
+        self._cancel_pending(uri)
+        task = asyncio.ensure_future(self._lint_and_publish(uri, delay))
+        self._pending[uri] = task
+        task.add_done_callback(lambda done, uri=uri: self._forget(uri, done))
+
+    def _forget(self, uri: str, task: asyncio.Task) -> None:
+        if self._pending.get(uri) is task:
+            del self._pending[uri]
+        if not task.cancelled() and task.exception() is not None:  # pragma: no cover - defensive
+            logger.error("lint task failed: %r", task.exception())
+
+    async def _lint_and_publish(self, uri: str, delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        snapshot = await self.snapshot(uri)
+        if snapshot is None or snapshot.version != self.current_version(uri):
+            return  # closed, or changed meanwhile: the newer version's lint is scheduled
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, version=snapshot.version, diagnostics=[lsp for _, lsp in snapshot.findings]
+            )
+        )
+
+    async def snapshot(self, uri: str) -> Optional[LintSnapshot]:
+        """The findings of the document's current version (cached per version); None once superseded."""
+        if not self.is_python(uri):
+            return None
+        text, version = self.current(uri)
+        cached = self._snapshots.get(uri)
+        if cached is not None and cached.version == version and cached.text == text:
+            return cached
+        loop = asyncio.get_running_loop()
+        encoding = self.workspace.position_encoding
+        snapshot = await loop.run_in_executor(self._worker, self._lint_if_current, uri, text, version, encoding)
+        if snapshot is None:
+            return None
+        self._emit(snapshot)
+        if self.is_python(uri):
+            self._snapshots[uri] = snapshot
+        return snapshot
+
+    def _lint_if_current(self, uri: str, text: str, version: Optional[int], encoding) -> Optional[LintSnapshot]:
+        """Runs on the worker thread."""
+        if self.current_version(uri) != version:
+            return None  # superseded (or closed) while queued
+        return self.lint(uri, text, version, encoding)
+
+    def _emit(self, snapshot: LintSnapshot) -> None:
+        """Send the messages a lint collected; on the event loop's thread."""
+        for kind, message, show in snapshot.messages:
+            level = logging.ERROR if kind == types.MessageType.Error else logging.WARNING
+            logger.log(level, "%s", message)
+            if show:
+                if message in self._shown_errors:
+                    continue
+                self._shown_errors.add(message)
+                self.window_show_message(types.ShowMessageParams(type=kind, message=f"torchlint: {message}"))
+            self.window_log_message(types.LogMessageParams(type=kind, message=f"torchlint: {message}"))
+        snapshot.messages.clear()
+
+    # -- linting: pure, thread-safe, never raises
+
+    def lint(self, uri: str, text: str, version: Optional[int], encoding) -> LintSnapshot:
+        path = _document_path(uri)
+        shown = str(path) if path is not None else uri
+        snapshot = LintSnapshot(uri, version, text, shown, None, [])
+        snapshot.rules = self._rules_for(path, snapshot.messages)
+        if snapshot.rules is None:
+            return snapshot
+        from torchlint.engine import lint_source
+
+        try:
+            diagnostics, problems = lint_source(text, shown, snapshot.rules)
+        except Exception as error:  # noqa: BLE001 - the server must outlive any bug in a rule
+            snapshot.messages.append((types.MessageType.Error, f"internal error while linting {shown}: "
+                                      f"{type(error).__name__}: {error}\n{traceback.format_exc()}", False))
+            return snapshot
+        for problem in problems:
+            kind = types.MessageType.Error if problem.kind == "internal" else types.MessageType.Warning
+            snapshot.messages.append((kind, problem.message + (f"\n{problem.detail}" if problem.detail else ""), False))
+        positions = PositionMap(text, encoding)
+        for diagnostic in diagnostics:
+            try:
+                snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._urls)))
+            except Exception as error:  # noqa: BLE001 - publish the others
+                snapshot.messages.append((types.MessageType.Error, f"cannot convert {diagnostic.code} at "
+                                          f"{shown}:{diagnostic.line}: {error!r}", False))
+        return snapshot
+
+    def _rules_for(self, path: Optional[Path], messages: list) -> Optional[tuple]:
+        from torchlint.config import ConfigError, SettingsResolver
+
+        try:
+            # A fresh resolver each time: an edited pyproject.toml counts at once.
+            resolver = SettingsResolver()
+            if path is not None:
+                return resolver.for_path(path).rules_for(path)
+            root = self.workspace.root_path
+            folder = Path(root) if root else Path.cwd()
+            return resolver.for_folder(folder.resolve()).rules_for(folder / "untitled.py")
+        except ConfigError as error:
+            messages.append((types.MessageType.Error, str(error), True))
+        except Exception as error:  # noqa: BLE001
+            messages.append((types.MessageType.Error, f"cannot load the configuration for {path}: {error!r}", False))
+        return None
+
+    def fixed_text(self, snapshot: LintSnapshot) -> Optional[str]:
+        """The document with every safe fix applied (None when nothing changes); runs on the worker."""
+        if snapshot.rules is None or not any(d.fixable() for d, _ in snapshot.findings):
+            return None
+        if snapshot.fixed_text is None:
+            from torchlint.fix import fix_source
+
+            try:
+                snapshot.fixed_text = fix_source(snapshot.text, snapshot.path, snapshot.rules).source
+            except Exception as error:  # noqa: BLE001
+                snapshot.messages.append((types.MessageType.Error, f"fixing {snapshot.path} failed: {error!r}", False))
+                return None
+        return snapshot.fixed_text if snapshot.fixed_text != snapshot.text else None
+
+    def report_internal_error(self, doing: str, error: Exception) -> None:
+        message = f"torchlint: {doing} failed: {type(error).__name__}: {error}\n{traceback.format_exc()}"
+        logger.error("%s", message)
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
+
+    # -- code actions
+
+    async def code_actions(self, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
+        uri = params.text_document.uri
+        if not self.is_python(uri):
+            return None
+        only = params.context.only
+        want_quickfix = _kind_wanted(types.CodeActionKind.QuickFix.value, only)
+        want_fix_all = _kind_wanted(FIX_ALL_KIND, only)
+        if not (want_quickfix or want_fix_all):
+            return None
+        snapshot = await self.snapshot(uri)
+        if snapshot is None or snapshot.version != self.current_version(uri):
+            return None
+        actions: List[types.CodeAction] = []
+        in_range = [(d, lsp) for d, lsp in snapshot.findings if _overlaps(lsp.range, params.range)]
+        if want_quickfix:
+            positions = PositionMap(snapshot.text, self.workspace.position_encoding)
+            for diagnostic, lsp in in_range:
+                if diagnostic.fix is None:
+                    continue
+                fix = diagnostic.fix
+                edits = [
+                    types.TextEdit(range=positions.range(e.line, e.column, e.end_line, e.end_column), new_text=e.content)
+                    for e in fix.edits
+                ]
+                actions.append(types.CodeAction(
+                    title=fix.message + ("" if fix.is_safe else " (unsafe)"),
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[lsp],
+                    is_preferred=True if fix.is_safe else None,
+                    edit=self._workspace_edit(uri, snapshot.version, edits),
+                ))
+        # Fix-all is document-wide: offered when asked for by kind (editor.codeActionsOnSave,
+        # "Source Action..."), or in the light bulb where a safely fixable finding is under the cursor.
+        explicit = bool(only) and want_fix_all
+        if want_fix_all and (explicit or any(d.fixable() for d, _ in in_range)):
+            if not explicit and self._client_resolves_edits():
+                # The light bulb asks on every cursor move: fix the whole file only if it is picked.
+                actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
+                                                data={"uri": uri, "version": snapshot.version}))
+            else:
+                action = await self._fix_all(snapshot)
+                if action is not None:
+                    actions.append(action)
+        return actions
+
+    async def resolve_code_action(self, action: types.CodeAction) -> types.CodeAction:
+        """Fill in the edit of a fix-all action offered without one."""
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        if action.kind != FIX_ALL_KIND or action.edit is not None or not isinstance(uri, str):
+            return action
+        snapshot = await self.snapshot(uri)
+        if snapshot is None or snapshot.version != self.current_version(uri):
+            return action
+        resolved = await self._fix_all(snapshot)
+        if resolved is not None:
+            action.edit = resolved.edit
+        return action
+
+    async def _fix_all(self, snapshot: LintSnapshot) -> Optional[types.CodeAction]:
+        loop = asyncio.get_running_loop()
+        fixed = await loop.run_in_executor(self._worker, self.fixed_text, snapshot)
+        self._emit(snapshot)
+        if fixed is None or snapshot.version != self.current_version(snapshot.uri):
+            return None
+        positions = PositionMap(snapshot.text, self.workspace.position_encoding)
+        whole = types.Range(start=types.Position(line=0, character=0), end=positions.end())
+        edit = self._workspace_edit(snapshot.uri, snapshot.version, [types.TextEdit(range=whole, new_text=fixed)])
+        return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit)
+
+    def _client_resolves_edits(self) -> bool:
+        capabilities = self.client_capabilities
+        document = capabilities.text_document if capabilities else None
+        code_action = document.code_action if document else None
+        support = code_action.resolve_support if code_action else None
+        return bool(code_action and code_action.data_support and support and "edit" in support.properties)
+
+    def _workspace_edit(self, uri: str, version: Optional[int], edits: List[types.TextEdit]) -> types.WorkspaceEdit:
+        capabilities = self.client_capabilities
+        workspace = capabilities.workspace if capabilities else None
+        edit_caps = workspace.workspace_edit if workspace else None
+        if edit_caps is not None and edit_caps.document_changes:
+            # Versioned: the client refuses the edit if the document changed since.
+            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=edits,
+            )])
+        return types.WorkspaceEdit(changes={uri: edits})
+
+
+def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
+    server = TorchlintLanguageServer(debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: TorchlintLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        document = params.text_document
+        if ls.open_document(document.uri, document.language_id):
+            ls.schedule_lint(document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: TorchlintLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        if ls.is_python(params.text_document.uri):
+            ls.schedule_lint(params.text_document.uri, ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: TorchlintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        if ls.is_python(params.text_document.uri):
+            ls.forget_snapshot(params.text_document.uri)  # the configuration may have changed
+            ls.schedule_lint(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TorchlintLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if ls.is_python(uri):
+            ls.close_document(uri)
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND],
+                                resolve_provider=True),
+    )
+    async def code_action(ls: TorchlintLanguageServer, params: types.CodeActionParams):
+        try:
+            return await ls.code_actions(params)
+        except Exception as error:  # noqa: BLE001 - an empty answer beats a broken light bulb
+            ls.report_internal_error("code actions", error)
+            return None
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls: TorchlintLanguageServer, params: types.CodeAction) -> types.CodeAction:
+        try:
+            return await ls.resolve_code_action(params)
+        except Exception as error:  # noqa: BLE001
+            ls.report_internal_error("resolving a code action", error)
+            return params
+
+    return server
+
+
+def serve(argv: List[str]) -> int:
+    """`torchlint lsp [--stdio] [--debounce-ms MS] [--log-level LEVEL]`: serve until the client exits."""
+    parser = argparse.ArgumentParser(
+        prog="torchlint lsp",
+        description="Run torchlint as a Language Server (JSON-RPC over stdin/stdout).",
+    )
+    parser.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default and only transport)")
+    parser.add_argument("--debounce-ms", type=float, default=DEBOUNCE_SECONDS * 1000,
+                        help="wait this long after the last edit before linting (default: %(default)g)")
+    parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="what to log on stderr (default: %(default)s)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
+                        format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    server = build_server(max(args.debounce_ms, 0) / 1000)
+    server.start_io()
+    return 0
