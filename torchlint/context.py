@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from torchlint.loops import Site, TrainingLoop, find_training_loops
 from torchlint.model import Edit
@@ -26,26 +26,62 @@ class FileContext:
         self.names = ModuleNames(module)
         self.loops: List[TrainingLoop] = find_training_loops(module, self.names)
         self._positions = None
+        self._scoped: dict = {}
+        self._offsets: Optional[dict] = None
 
     # --- positions -----------------------------------------------------------------
 
-    @property
-    def positions(self):
+    def _position(self, node: cst.CSTNode) -> CodeRange:
+        """The node's CodeRange, resolving only the module-level statements that hold loops.
+
+        Position resolution costs about ten times a code generation, so it runs on
+        those statements alone, each as a module of its own, shifted by the lines
+        before it; a node outside them falls back to the whole module.
+        """
+        for top in self._loop_statements():
+            positions = self._statement_positions(top)
+            if node in positions:
+                return positions[node]
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        return self._positions
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions[node]
+
+    def _loop_statements(self) -> List[cst.CSTNode]:
+        tops: List[cst.CSTNode] = []
+        for loop in self.loops:
+            if loop.top_statement is not None and all(loop.top_statement is not top for top in tops):
+                tops.append(loop.top_statement)
+        return tops
+
+    def _statement_positions(self, top: cst.CSTNode) -> "_ShiftedPositions":
+        cached = self._scoped.get(id(top))
+        if cached is None:
+            before_lines = self._lines_before(top)
+            alone = self.module.with_changes(body=(top,), header=(), footer=())
+            resolved = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+            cached = self._scoped[id(top)] = _ShiftedPositions(resolved, before_lines)
+        return cached
+
+    def _lines_before(self, top: cst.CSTNode) -> int:
+        """How many lines precede a module-level statement (one code generation for all of them)."""
+        if self._offsets is None:
+            self._offsets = {}
+            lines = len(self.module.header)
+            for statement in self.module.body:
+                self._offsets[id(statement)] = lines
+                lines += len(split_lines(self.module.code_for_node(statement)))
+        return self._offsets[id(top)]
 
     def span(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
         """(line, column, end_line, end_column), 1-based columns, end exclusive."""
-        code_range = self.positions[node]
+        code_range = self._position(node)
         return (code_range.start.line, code_range.start.column + 1, code_range.end.line, code_range.end.column + 1)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
     def indent_of(self, node: cst.CSTNode) -> str:
-        line = self.lines[self.positions[node].start.line - 1]
+        line = self.lines[self._position(node).start.line - 1]
         return line[: len(line) - len(line.lstrip(" \t"))]
 
     # --- edits ---------------------------------------------------------------------
@@ -82,3 +118,21 @@ class FileContext:
 
     def site_line(self, site: Site) -> int:
         return self.span(site.node)[0]
+
+
+class _ShiftedPositions:
+    """Positions of a statement resolved on its own, moved down to its place in the file."""
+
+    def __init__(self, positions, offset: int) -> None:
+        self._positions = positions
+        self._offset = offset
+
+    def __contains__(self, node: cst.CSTNode) -> bool:
+        return node in self._positions
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        code_range = self._positions[node]
+        return CodeRange(
+            CodePosition(code_range.start.line + self._offset, code_range.start.column),
+            CodePosition(code_range.end.line + self._offset, code_range.end.column),
+        )

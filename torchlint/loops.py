@@ -18,7 +18,7 @@ Rules never re-walk the tree to rediscover these facts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -217,6 +217,7 @@ class TrainingLoop:
     outer_contexts: Tuple[cst.BaseExpression, ...] = ()  # `with` items around the loop, in its function
     optimizer_models: Tuple[Tuple[str, FrozenSet[str]], ...] = ()  # optimizer -> models whose parameters it holds
     scheduled_optimizers: Tuple[Tuple[str, str], ...] = ()  # scheduler -> the optimizer it was built on
+    top_statement: Optional[cst.CSTNode] = None  # the module-level statement that holds the loop
 
     # --- the questions rules ask ------------------------------------------------
 
@@ -1383,25 +1384,27 @@ class _LoopFinder:
         function: Optional[cst.FunctionDef],
         class_def: Optional[cst.ClassDef],
         contexts: Tuple[cst.BaseExpression, ...] = (),
+        top: Optional[cst.CSTNode] = None,
     ) -> None:
         for index, statement in enumerate(statements):
             here = chain + ((statements, index),)
+            top_here = top if top is not None else statement
             if isinstance(statement, (cst.For, cst.While)) and _calls_backward_directly(statement, self.names):
                 builder = _LoopBuilder(self.names, statement, function, class_def, here, contexts)
-                self.loops.append(builder.build())
+                self.loops.append(replace(builder.build(), top_statement=top_here))
             if isinstance(statement, cst.FunctionDef):
-                self.walk(_block_statements(statement), (), statement, class_def)
+                self.walk(_block_statements(statement), (), statement, class_def, (), top_here)
             elif isinstance(statement, cst.ClassDef):
-                self.walk(_block_statements(statement), (), None, statement)
+                self.walk(_block_statements(statement), (), None, statement, (), top_here)
             else:
                 inner = contexts
                 if isinstance(statement, cst.With):
                     inner = contexts + tuple(item.item for item in statement.items)
                 for owner, _ in _children_blocks(statement):
                     if owner is statement or not isinstance(owner, cst.If):
-                        self.walk(_block_statements(owner), here, function, class_def, inner)
+                        self.walk(_block_statements(owner), here, function, class_def, inner, top_here)
                     else:
-                        self.walk((owner,), here, function, class_def, inner)
+                        self.walk((owner,), here, function, class_def, inner, top_here)
 
 
 def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:

@@ -11,7 +11,7 @@ with `reduction='sum'`?".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -88,6 +88,8 @@ class ModuleNames:
         self.bindings: Dict[str, List[Binding]] = {}
         self.annotations: Dict[str, List[cst.BaseExpression]] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
+        self._wrapping: Optional[Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]] = None
+        self._aliases: Dict[Tuple[str, int], FrozenSet[str]] = {}
         _Collector(self).walk(module.body)
 
     # --- resolution -------------------------------------------------------------
@@ -137,22 +139,35 @@ class ModuleNames:
         """`target` and the names bound to the same object: `self.model = model`,
         `model = DDP(model)`, `model = model.to(device)`, `model, opt = accelerator.prepare(model, opt)`.
         """
+        cached = self._aliases.get((target, rounds))
+        if cached is not None:
+            return set(cached)
+        wraps, wrapped_by = self._wrapping_index()
         found = {target}
         for _ in range(rounds):
             grown = set(found)
             for name in found:
-                grown |= self._wrapped_by(name)
-            for name, bindings in self.bindings.items():
-                if any(_wrapped_name(binding) in found for binding in bindings):
-                    grown.add(name)
+                grown |= wraps.get(name, set())
+                grown |= wrapped_by.get(name, set())
             if grown == found:
                 break
             found = grown
+        self._aliases[(target, rounds)] = frozenset(found)
         return found
 
-    def _wrapped_by(self, target: str) -> Set[str]:
-        wrapped = {_wrapped_name(binding) for binding in self.bindings.get(target, ())}
-        return {name for name in wrapped if name is not None}
+    def _wrapping_index(self) -> Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]:
+        """name -> the names it wraps again, and name -> the names bound to a wrapping of it (built once)."""
+        if self._wrapping is None:
+            wraps: Dict[str, Set[str]] = {}
+            wrapped_by: Dict[str, Set[str]] = {}
+            for name, bindings in self.bindings.items():
+                for binding in bindings:
+                    inner = _wrapped_name(binding)
+                    if inner is not None:
+                        wraps.setdefault(name, set()).add(inner)
+                        wrapped_by.setdefault(inner, set()).add(name)
+            self._wrapping = (wraps, wrapped_by)
+        return self._wrapping
 
     # --- what a name is --------------------------------------------------------
 
