@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import stat
 import textwrap
-from pathlib import Path
 
 import libcst as cst
 import pytest

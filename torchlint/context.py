@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from torchlint.loops import Site, TrainingLoop, find_training_loops
-from torchlint.model import Edit
+from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
 from torchlint.text import split_lines
 
@@ -112,6 +112,16 @@ class FileContext:
             last = self.lines[-1]
             return Edit(end_line, len(last) + 1, end_line, len(last) + 1, f"{self.newline}{indent}{text}")
         return Edit(end_line + 1, 1, end_line + 1, 1, f"{indent}{text}{self.newline}")
+
+    def move_after(self, site: Site, anchor: Site, title: str) -> Optional[Fix]:
+        """A safe fix that moves `site`'s statement to just after `anchor`'s, into its block.
+
+        None when either statement shares its line with another one (`a(); b()`).
+        """
+        if not (site.on_own_line and anchor.on_own_line):
+            return None
+        moved = self.code(site.node)
+        return Fix(SAFE, title, (self.delete_lines(site.statement), self.insert_line_after(anchor.statement, moved)))
 
     def last_line_of(self, node: cst.CSTNode) -> int:
         return self.span(node)[2]

@@ -19,7 +19,7 @@ Rules never re-walk the tree to rediscover these facts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -390,8 +390,12 @@ class TrainingLoop:
 
     def feeding_names(self, expression: cst.BaseExpression, before: int, limit: int = 40) -> Set[str]:
         """Names whose values flow into `expression` through this iteration's assignments."""
+        return self._flow(expression, before, iter_names, limit)
+
+    def _flow(self, expression: cst.BaseExpression, before: int, read, limit: int) -> Set[str]:
+        """The names `read(expression)` gives, followed back through the assignments made before `before`."""
         seen: Set[str] = set()
-        pending = [(name, before) for name in iter_names(expression)]
+        pending = [(name, before) for name in read(expression)]
         while pending and len(seen) < limit:
             name, order = pending.pop()
             if name in seen:
@@ -399,7 +403,7 @@ class TrainingLoop:
             seen.add(name)
             for assignment in self.assignments_to(name, order):
                 if assignment.value is not None:
-                    pending.extend((n, assignment.order) for n in iter_names(assignment.value))
+                    pending.extend((n, assignment.order) for n in read(assignment.value))
         return seen
 
     def origin(self, expression: cst.BaseExpression, use: Site, names: ModuleNames) -> LossOrigin:
@@ -425,17 +429,7 @@ class TrainingLoop:
 
     def _value_inputs(self, expression: cst.BaseExpression, before: int, limit: int = 40) -> Set[str]:
         """Names read as tensors (not called) by `expression`, through this iteration's assignments."""
-        seen: Set[str] = set()
-        pending = [(name, before) for name in _value_names(expression)]
-        while pending and len(seen) < limit:
-            name, order = pending.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            for assignment in self.assignments_to(name, order):
-                if assignment.value is not None:
-                    pending.extend((n, assignment.order) for n in _value_names(assignment.value))
-        return seen
+        return self._flow(expression, before, _value_names, limit)
 
     def _builds_graph(self, value: cst.BaseExpression, names: ModuleNames, depth: int) -> bool:
         """`backbone(x)` or an expression over one: a tensor with a graph, as far as the code shows."""

@@ -57,7 +57,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from torchlint.context import FileContext
-from torchlint.model import SAFE, WARNING, Fix
+from torchlint.model import WARNING
 from torchlint.names import positional
 from torchlint.rules import Example, Finding, Rule
 
@@ -95,14 +95,7 @@ class SchedulerStepOrder(Rule):
                         f"{condition}: the schedule advances "
                         f"`{context.code(check.count)}`× too fast."
                     )
-                fix = None
-                if scheduler.on_own_line and step.on_own_line:
-                    fix = Fix(
-                        SAFE,
-                        f"Move `{sched_code}` after `{step_code}`",
-                        (context.delete_lines(scheduler.statement),
-                         context.insert_line_after(step.statement, sched_code)),
-                    )
+                fix = context.move_after(scheduler, step, f"Move `{sched_code}` after `{step_code}`")
                 yield Finding(scheduler.node, message, fix)
 
     @staticmethod

@@ -51,7 +51,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from torchlint.context import FileContext
-from torchlint.model import ERROR, SAFE, Fix
+from torchlint.model import ERROR
 from torchlint.rules import Example, Finding, Rule
 
 
@@ -72,14 +72,7 @@ class ZeroGradBeforeStep(Rule):
                         f"`{context.code(step.node)}`: the step applies zero gradients, so the model does not "
                         f"learn from this batch."
                     )
-                    fix = None
-                    if reset.on_own_line and step.on_own_line:
-                        fix = Fix(
-                            SAFE,
-                            f"Move `{reset_code}` after `{context.code(step.node)}`",
-                            (context.delete_lines(reset.statement),
-                             context.insert_line_after(step.statement, reset_code)),
-                        )
+                    fix = context.move_after(reset, step, f"Move `{reset_code}` after `{context.code(step.node)}`")
                     yield Finding(reset.node, message, fix)
 
     valid = (

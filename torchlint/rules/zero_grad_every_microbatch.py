@@ -51,7 +51,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from torchlint.context import FileContext
-from torchlint.model import ERROR, SAFE, Fix
+from torchlint.model import ERROR
 from torchlint.rules import Example, Finding, Rule
 
 
@@ -84,15 +84,8 @@ class ZeroGradEveryMicrobatch(Rule):
                         f"{condition}: each step sees only the last micro-batch's gradients, so accumulation "
                         f"over `{context.code(check.count)}` micro-batches is silently disabled."
                     )
-                    fix = None
-                    if reset.on_own_line and step.on_own_line:
-                        fix = Fix(
-                            SAFE,
-                            f"Move `{reset_code}` into the step's block, after `{context.code(step.node)}`",
-                            (context.delete_lines(reset.statement),
-                             context.insert_line_after(step.statement, reset_code)),
-                        )
-                    yield Finding(reset.node, message, fix)
+                    title = f"Move `{reset_code}` into the step's block, after `{context.code(step.node)}`"
+                    yield Finding(reset.node, message, context.move_after(reset, step, title))
 
     valid = (
         """
