@@ -165,3 +165,119 @@ def test_edits_are_applied_at_their_one_based_positions():
 
     text = "ab\ncd\n"
     assert apply_edits(text, [Edit(2, 2, 2, 3, "X"), Edit(1, 1, 1, 1, ">")]) == ">ab\ncX\n"
+
+
+# --- through the command: a failed write loses nothing and leaves no temporary file ---------------------
+
+
+def _fix_folder(tmp_path, capsys):
+    code = cli.main(["--fix", str(tmp_path), "--output-format", "concise"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_does_not_overwrite_a_file_edited_while_it_was_being_fixed(tmp_path, monkeypatch, capsys):
+    import torchlint.fix
+
+    path = tmp_path / "t.py"
+    path.write_text(BUG)
+    edited = BUG + "# saved from the editor meanwhile\n"
+    real_fix_source = torchlint.fix.fix_source
+
+    def fix_while_someone_saves(*args, **kwargs):
+        outcome = real_fix_source(*args, **kwargs)
+        path.write_text(edited)
+        return outcome
+
+    monkeypatch.setattr(torchlint.fix, "fix_source", fix_while_someone_saves)
+    code, out, err = _fix_folder(tmp_path, capsys)
+    assert code == 2
+    assert path.read_text() == edited
+    assert err.count("t.py") == 1 and "changed on disk while torchlint was fixing it; not overwritten" in err
+    assert "Fixed" not in out and "TL003" in out  # the finding is still reported, not claimed fixed
+    assert [p.name for p in tmp_path.iterdir()] == ["t.py"]
+
+
+def _failing_replace(src, dst):
+    raise OSError(28, "No space left on device")
+
+
+def _failing_fsync(fd):
+    raise OSError(5, "Input/output error")
+
+
+def _failing_chmod(path, mode):
+    raise PermissionError(1, "Operation not permitted")
+
+
+def _interrupted_write(fd):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("name, failure, message", [
+    ("replace", _failing_replace, "No space left on device"),
+    ("fsync", _failing_fsync, "Input/output error"),
+    ("chmod", _failing_chmod, "Operation not permitted"),
+    ("fsync", _interrupted_write, None),
+])
+def test_cli_leaves_every_file_as_it_was_and_no_temporary_file_after_a_failed_write(
+        tmp_path, monkeypatch, capsys, name, failure, message):
+    (tmp_path / "a.py").write_text(BUG)
+    (tmp_path / "b.py").write_bytes(BUG.replace("\n", "\r\n").encode())
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    monkeypatch.setattr(os, name, failure)
+    code, out, err = _fix_folder(tmp_path, capsys)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    if message is None:  # Ctrl-C while writing: the usual exit status, and still nothing half-written
+        assert code == 130
+        return
+    assert code == 2
+    assert err.count(message) == 2
+    assert f"{tmp_path / 'a.py'}: fixes not written: {message}" in err and "b.py: fixes not written" in err
+    assert "Fixed" not in out and out.count("TL003") == 2
+
+
+# --- a crash in the shared loop analysis ----------------------------------------------------------------
+
+
+def test_cli_reports_a_crash_in_the_loop_analysis_with_its_file_and_lints_the_others(tmp_path, monkeypatch, capsys):
+    import torchlint.context
+
+    (tmp_path / "a.py").write_text(BUG)
+    (tmp_path / "b.py").write_text(BUG)
+    real_init = torchlint.context.FileContext.__init__
+
+    def init(self, path, source, module):
+        if path.endswith("a.py"):
+            raise KeyError("loop analysis exploded")
+        real_init(self, path, source, module)
+
+    monkeypatch.setattr(torchlint.context.FileContext, "__init__", init)
+    code = cli.main([str(tmp_path), "--output-format", "concise"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err.count("a.py: internal error while analysing loops: KeyError: 'loop analysis exploded'") == 1
+    assert "b.py" not in err and "Traceback" not in err
+    assert "b.py:3:5: TL003" in out and "a.py:" not in out
+
+
+def test_cli_fix_skips_a_file_whose_loop_analysis_crashes_and_fixes_the_others(tmp_path, monkeypatch, capsys):
+    import torchlint.context
+
+    (tmp_path / "a.py").write_text(BUG)
+    (tmp_path / "b.py").write_text(BUG)
+    real_find = torchlint.context.find_training_loops
+
+    def find(module, names):
+        if any(line.comment is not None and "crash here" in line.comment.value for line in module.header):
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_find(module, names)
+
+    (tmp_path / "a.py").write_text("# crash here\n" + BUG)
+    monkeypatch.setattr(torchlint.context, "find_training_loops", find)
+    code, out, err = _fix_folder(tmp_path, capsys)
+    assert code == 2
+    assert err.count("a.py: internal error while analysing loops: RecursionError") == 1
+    assert (tmp_path / "a.py").read_text() == "# crash here\n" + BUG
+    assert FIXED_LINE in (tmp_path / "b.py").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "b.py"]

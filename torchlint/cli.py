@@ -259,8 +259,8 @@ def _finish(run: _Run, args) -> int:
               file=sys.stderr)
         if run.errors:
             return EXIT_ERROR
-        return EXIT_FINDINGS if run.diffs else EXIT_CLEAN
-    _print_report(run.diagnostics, run.sources, args, run.fixed)
+        return EXIT_FINDINGS if run.diffs or run.unreadable else EXIT_CLEAN
+    _print_report(run.diagnostics, run.sources, args, run.fixed, run.unreadable, run.errors)
     if run.errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -276,18 +276,17 @@ def _report_problem(problem, verbose: bool) -> None:
 
 def _fix_file(path: Path, rules, args, diffs: List[str]):
     """Fix one file (or diff it); returns (remaining, frame sources, fixed count, internal errors) or None."""
-    from torchlint.engine import UnreadableFile, load_program, read_source
+    from torchlint.engine import UnreadableFile, decode_source, load_program, read_bytes
     from torchlint.fix import WriteRefused, fix_source, write_atomically
     from torchlint.notebook import NotebookError
 
     shown = str(path)
     try:
-        original_bytes = path.read_bytes()
-        source = read_source(path)
+        original_bytes = read_bytes(path)
+        source = decode_source(original_bytes, shown)
         program = load_program(path, source)
-    except (UnreadableFile, OSError) as error:
-        message = str(error) if isinstance(error, UnreadableFile) else f"{path}: cannot read ({error})"
-        print(f"error: {message}", file=sys.stderr)
+    except UnreadableFile as error:
+        print(f"error: {error}", file=sys.stderr)
         return None
     if program is None:
         return [], {}, 0, 0
@@ -296,6 +295,8 @@ def _fix_file(path: Path, rules, args, diffs: List[str]):
     for problem in outcome.problems:
         _report_problem(problem, args.verbose)
         internal += problem.kind == "internal"
+    if any(problem.kind == "unreadable" for problem in outcome.problems):
+        return None
     for diagnostic, reason in outcome.dropped:
         print(f"warning: {shown}:{diagnostic.line}: fix for {diagnostic.code} dropped: {reason}", file=sys.stderr)
     if not outcome.converged:
@@ -314,7 +315,8 @@ def _fix_file(path: Path, rules, args, diffs: List[str]):
         try:
             write_atomically(path, new_text, source, original_bytes)
         except (WriteRefused, OSError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            reason = error if isinstance(error, WriteRefused) else f"{shown}: fixes not written: {error.strerror or error}"
+            print(f"error: {reason}", file=sys.stderr)
             return program.to_file(outcome.remaining + outcome.fixed), program.frame_sources(shown), 0, internal + 1
     return fixed_program.to_file(outcome.remaining), fixed_program.frame_sources(shown), len(outcome.fixed), internal
 
@@ -335,7 +337,8 @@ def _use_colour() -> bool:
     return sys.stdout.isatty()
 
 
-def _print_report(diagnostics, sources: Dict[str, str], args, fixed_count: int) -> None:
+def _print_report(diagnostics, sources: Dict[str, str], args, fixed_count: int, unreadable: int = 0,
+                  errors: int = 0) -> None:
     from torchlint.report import MACHINE_FORMATS, REPORTERS, render_statistics
 
     diagnostics.sort(key=lambda d: (d.path, d.line, d.column, d.code))
@@ -350,8 +353,11 @@ def _print_report(diagnostics, sources: Dict[str, str], args, fixed_count: int) 
         print()
     if fixed_count:
         print(f"Fixed {fixed_count} problem{'s' if fixed_count != 1 else ''}.")
+    if unreadable:
+        print(f"{unreadable} file{'s' if unreadable != 1 else ''} could not be read (see the errors above).")
     if not diagnostics:
-        print("All checks passed.")
+        if not (unreadable or errors):  # never claim success over an error printed above
+            print("All checks passed.")
         return
     count = len(diagnostics)
     safe = sum(1 for d in diagnostics if d.fixable())

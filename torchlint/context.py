@@ -16,6 +16,11 @@ from torchlint.names import ModuleNames
 from torchlint.text import split_lines
 
 
+# What lies between a module and its statements: compound statements and their blocks and clauses.
+_BLOCK_PARTS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                cst.Finally, cst.MatchCase)
+
+
 class FileContext:
     def __init__(self, path: str, source: str, module: cst.Module) -> None:
         self.path = path
@@ -28,6 +33,7 @@ class FileContext:
         self._positions = None
         self._scoped: dict = {}
         self._offsets: Optional[dict] = None
+        self._sole: Optional[set] = None
 
     # --- positions -----------------------------------------------------------------
 
@@ -96,9 +102,26 @@ class FileContext:
         return Edit(line, column, end_line, end_column, content)
 
     def delete_lines(self, node: cst.CSTNode) -> Edit:
-        """Remove the whole lines `node` spans, its trailing comment and newline included."""
+        """Remove the whole lines `node` spans, its trailing comment and newline included.
+
+        The only statement of a block becomes `pass`: an empty block would not parse.
+        """
         line, _, end_line, _ = self.span(node)
+        if id(node) in self._sole_statements():
+            return Edit(line, 1, end_line + 1, 1, f"{self.indent_of(node)}pass{self.newline}")
         return Edit(line, 1, end_line + 1, 1, "")
+
+    def _sole_statements(self) -> set:
+        """ids of the statements that are alone in their indented block (one statement-level walk)."""
+        if self._sole is None:
+            self._sole = set()
+            pending: List[cst.CSTNode] = list(self.module.body)
+            while pending:
+                node = pending.pop()
+                if isinstance(node, cst.IndentedBlock) and len(node.body) == 1:
+                    self._sole.add(id(node.body[0]))
+                pending.extend(child for child in node.children if isinstance(child, _BLOCK_PARTS))
+        return self._sole
 
     def insert_line_before(self, node: cst.CSTNode, text: str) -> Edit:
         line = self.span(node)[0]

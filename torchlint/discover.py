@@ -120,8 +120,8 @@ def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, excluded: E
         path = Path(entry.path)
         try:
             is_dir = entry.is_dir()
-        except OSError:
-            continue
+        except OSError:  # a symlink to itself: reading it will say why it cannot be read
+            is_dir = False
         if excluded(path, is_dir):
             continue
         if respect_gitignore and ignore.ignored(real / entry.name, is_dir):

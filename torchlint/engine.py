@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+import stat
 import tokenize
 import traceback
 from dataclasses import dataclass, field
@@ -27,6 +28,12 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-
 _FILE_NOQA = re.compile(r"^\s*#\s*torchlint:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
 _ENCODING_HINT = "save it as UTF-8 or declare its encoding with a `# -*- coding: ... -*-` line"
 MAX_FILE_BYTES = 20 * 1024 * 1024
+# Parsing costs about 500 bytes of memory per byte of source, so in a file over LARGE_FILE_BYTES a
+# top-level statement over LARGE_STATEMENT_BYTES that cannot hold a training loop (generated data) is
+# blanked before parsing, and a file that still holds over MAX_PARSE_BYTES of code is skipped.
+LARGE_FILE_BYTES = 1024 * 1024
+LARGE_STATEMENT_BYTES = 64 * 1024
+MAX_PARSE_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -88,21 +95,34 @@ def encode_source(text: str, original: SourceText) -> bytes:
     return codecs.BOM_UTF8 + data if original.bom else data
 
 
-def read_source(path: Path) -> SourceText:
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, or UnreadableFile with one clear message (never blocks on a FIFO or device)."""
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(status.st_mode):
+            raise UnreadableFile(f"{path}: not a regular file (a FIFO, socket or device); skipped")
+        size = status.st_size
         if size > MAX_FILE_BYTES:
             raise UnreadableFile(f"{path}: file is {size // (1024 * 1024)} MB, over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit; skipped")
-        data = path.read_bytes()
+        return path.read_bytes()
     except UnreadableFile:
         raise
     except IsADirectoryError:
         raise UnreadableFile(f"{path}: is a directory, not a file") from None
     except PermissionError:
         raise UnreadableFile(f"{path}: permission denied") from None
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise UnreadableFile(f"{path}: broken symbolic link (its target does not exist)") from None
+        raise UnreadableFile(f"{path}: no such file") from None
     except OSError as error:
         raise UnreadableFile(f"{path}: cannot read ({error.strerror or error})") from None
-    return decode_source(data, str(path))
+
+
+def read_source(path: Path) -> SourceText:
+    return decode_source(read_bytes(path), str(path))
 
 
 def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagnostic], List[Problem]]:
@@ -114,6 +134,11 @@ def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagn
     from torchlint.context import FileContext
     from torchlint.rules import SYNTAX_ERROR
 
+    if len(text) > LARGE_FILE_BYTES:
+        text, kept = _without_large_data(text)
+        if kept > MAX_PARSE_BYTES:
+            return [], [Problem(path, f"{path}: {kept // (1024 * 1024)} MB of code that may hold training loops, over the "
+                                      f"{MAX_PARSE_BYTES // (1024 * 1024)} MB that can be analysed; skipped", "unreadable")]
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -147,6 +172,51 @@ def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagn
     diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     return diagnostics, problems
+
+
+def _without_large_data(text: str) -> Tuple[str, int]:
+    """`text` with its large top-level statements that cannot hold a training loop blanked, and the size kept.
+
+    Blanked lines keep their line breaks, so every line and column of what is kept stays where it was.
+    A text the tokenizer rejects is returned whole (the parser will report it).
+    """
+    from torchlint.text import split_lines
+
+    if "\r" in text.replace("\r\n", ""):  # lone CR line breaks: the tokenizer's rows would not be ours
+        return text, len(text)
+    starts: List[int] = []  # first line of each top-level statement (1-based)
+    level, line_start, decorated = 0, True, False
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind = token.type
+            if kind == tokenize.INDENT:
+                level += 1
+            elif kind == tokenize.DEDENT:
+                level -= 1
+            elif kind == tokenize.NEWLINE:
+                line_start = True
+            elif kind not in (tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER):
+                if line_start and level == 0:
+                    # `else:`/`except:`/`finally:` continue the statement above; decorators start their def.
+                    continues = kind == tokenize.NAME and token.string in ("else", "elif", "except", "finally")
+                    if not (continues or decorated):
+                        starts.append(token.start[0])
+                    decorated = kind == tokenize.OP and token.string == "@"
+                line_start = False
+    except (tokenize.TokenError, SyntaxError):
+        return text, len(text)
+    lines = split_lines(text)
+    bounds = [start - 1 for start in starts] + [len(lines)]
+    pieces, kept = [], 0
+    for begin, end in zip(bounds, bounds[1:]):
+        chunk = "".join(lines[begin:end])
+        if len(chunk) > LARGE_STATEMENT_BYTES and not _PREFILTER.search(chunk):
+            chunk = "".join(line[len(line.rstrip("\r\n")):] for line in lines[begin:end])
+        else:
+            kept += len(chunk)
+        pieces.append(chunk)
+    prefix = "".join(lines[: bounds[0]])
+    return prefix + "".join(pieces), kept + len(prefix)
 
 
 def _python_syntax_error(text: str) -> Optional[Tuple[str, int, int]]:
