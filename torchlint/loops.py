@@ -260,6 +260,8 @@ class TrainingLoop:
         checks = []
         for guard in site.guards:
             for check in _accumulation_checks(guard.test, guard, not guard.negated):
+                if check.counter is not None and site.depth and _rebound_around(self.node, check.counter, guard.node):
+                    continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
                     continue
                 if int_value(check.count) == 1:
@@ -949,6 +951,32 @@ def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
     if tree.deep_equals(part):
         return True
     return any(_contains(child, part) for child in tree.children)
+
+
+def _rebound_around(loop: Loop, name: str, node: cst.CSTNode) -> bool:
+    """`node` lies in a `for` nested in `loop` whose target rebinds `name`."""
+    pending: List[cst.CSTNode] = list(_block_statements(loop))
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.For) and name in _target_names(statement.target) and _contains(statement, node):
+            return True
+        pending.extend(child for child in statement.children if isinstance(child, _STATEMENT_PARTS))
+    return False
+
+
+_STATEMENT_PARTS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                    cst.Finally, cst.MatchCase)
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    name = dotted_name(target)
+    return [name] if name is not None else []
 
 
 def _length_divides(counter: LoopCounter, count: cst.BaseExpression, value_before=None) -> bool:
