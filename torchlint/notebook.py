@@ -48,7 +48,6 @@ _MAGIC_ASSIGNMENT = re.compile(r"[\w.,\[\]()* \t]+=[ \t]*[!%]")
 # `obj?`, `obj.attr??`: IPython's help suffix.
 _HELP_SUFFIX = re.compile(r"[^\s#?'\"]+\?{1,2}")
 _ESCAPES = ("%", "!", "?", "/", ",", ";")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class NotebookError(Exception):
