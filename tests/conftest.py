@@ -1,25 +1,46 @@
-"""Shared helpers: run the real `torchlint` command in a subprocess."""
+"""Shared helpers: run the real `torchlint` command in a subprocess.
+
+Every test that takes the `torchlint` fixture runs twice: once the way users
+run it by default but with the cache shared by the whole test session and two
+worker processes forced (`TORCHLINT_JOBS=2`), and once with every speed-up off
+(no cache, no prefilter, one process). A test that passes in one mode and not
+the other has found a difference the speed-ups made.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+# No test writes a cache into the checkout: the session's cache lives in a temporary folder.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="torchlint-test-cache-")
+os.environ["TORCHLINT_CACHE_DIR"] = _SESSION_CACHE
 
-def run_torchlint(*args: str, cwd: Path = REPO, env_extra: dict = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", **(env_extra or {})}
+MODES = {
+    "pool+cache": {"TORCHLINT_JOBS": "2"},
+    "serial+uncached+unfiltered": {"TORCHLINT_JOBS": "1", "TORCHLINT_NO_CACHE": "1", "TORCHLINT_NO_PREFILTER": "1"},
+}
+
+
+def run_torchlint(*args: str, cwd: Path = REPO, env_extra: dict = None, mode: str = "pool+cache",
+                  stdin: str = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", **MODES[mode], **(env_extra or {})}
     return subprocess.run(
         [sys.executable, "-m", "torchlint", *args], cwd=str(cwd), capture_output=True, text=True, env=env,
-        timeout=300,
+        timeout=300, input=stdin,
     )
 
 
-@pytest.fixture
-def torchlint():
-    return run_torchlint
+@pytest.fixture(params=sorted(MODES))
+def torchlint(request):
+    def run(*args: str, **kwargs) -> subprocess.CompletedProcess:
+        return run_torchlint(*args, mode=request.param, **kwargs)
+
+    return run

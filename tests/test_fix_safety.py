@@ -140,14 +140,14 @@ def test_cli_exits_2_on_a_rule_crash_and_still_lints_every_file(tmp_path, monkey
     (tmp_path / "b.py").write_text(BUG)
     import torchlint.rules as rules
 
-    monkeypatch.setattr(rules, "select_rules", lambda *a, **k: (_Crashes,) + tuple(ALL_RULES))
-    code = cli.main([str(tmp_path), "--output-format", "concise"])
+    monkeypatch.setattr(rules, "rules_by_codes", lambda codes: (_Crashes,) + tuple(ALL_RULES))
+    code = cli.main([str(tmp_path), "--output-format", "concise", "--no-cache"])
     out, err = capsys.readouterr()
     assert code == 2
     assert out.count("TL003") == 2
     assert err.count("rule TL902 (crashes) crashed: ZeroDivisionError: boom") == 2
     assert "Traceback" not in err
-    cli.main([str(tmp_path / "a.py"), "--verbose"])
+    cli.main([str(tmp_path / "a.py"), "--verbose", "--no-cache"])
     assert "Traceback" in capsys.readouterr().err
 
 
@@ -253,7 +253,7 @@ def test_cli_reports_a_crash_in_the_loop_analysis_with_its_file_and_lints_the_ot
         real_init(self, path, source, module)
 
     monkeypatch.setattr(torchlint.context.FileContext, "__init__", init)
-    code = cli.main([str(tmp_path), "--output-format", "concise"])
+    code = cli.main([str(tmp_path), "--output-format", "concise", "--no-cache"])
     out, err = capsys.readouterr()
     assert code == 2
     assert err.count("a.py: internal error while analysing loops: KeyError: 'loop analysis exploded'") == 1

@@ -13,6 +13,7 @@ import argparse
 import difflib
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -101,9 +102,26 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or torchlint.toml for every file")
     parser.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from standard input (`-`)")
     parser.add_argument("--statistics", action="store_true", help="count findings per rule instead of listing them")
+    parser.add_argument("--no-cache", action="store_true", default=bool(os.environ.get("TORCHLINT_NO_CACHE")),
+                        help="analyse every file; neither read nor write the cache (or set TORCHLINT_NO_CACHE=1)")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help="where to keep the cache (default: $TORCHLINT_CACHE_DIR, else ./.torchlint_cache)")
+    parser.add_argument("-j", "--jobs", type=_jobs, default=os.environ.get("TORCHLINT_JOBS", "0"), metavar="N",
+                        help="analyse files on N processes (default: $TORCHLINT_JOBS, else 0: one per CPU when "
+                             "there is enough to do; 1: all in this process)")
     parser.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--version", action="version", version=f"torchlint {__version__}")
     return parser
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got `{value}`") from None
+    if jobs < 0:
+        raise argparse.ArgumentTypeError("must be 0 (one per CPU) or more")
+    return jobs
 
 
 @dataclass
@@ -126,8 +144,10 @@ class _Run:
 def _check_command(argv: List[str]) -> int:
     args = _check_parser().parse_args(argv)
     from torchlint.config import ConfigError, Overrides, SettingsResolver
+    from torchlint.cache import Cache, default_directory
     from torchlint.discover import Missing, discover
-    from torchlint.rules import check_selectors
+    from torchlint.registry import check_selectors
+    from torchlint.runner import Task, lint_files
 
     select = _list_option(args.select)
     overrides = Overrides(
@@ -153,47 +173,53 @@ def _check_command(argv: List[str]) -> int:
         def excluded(path: Path, is_dir: bool) -> bool:
             return resolver.for_folder(path.parent.resolve()).is_excluded(path, is_dir)
 
-        items = list(discover(paths, respect_gitignore=respect, excluded=excluded))
-        for item in _with_progress(items):
+        tasks = []
+        for item in discover(paths, respect_gitignore=respect, excluded=excluded):
             if isinstance(item, Missing):
                 print(f"error: {item.path}: no such file or folder", file=sys.stderr)
                 run.errors += 1
                 continue
-            rules = resolver.for_path(item).rules_for(item, overrides)
-            _check_file(item, rules, args, run)
+            tasks.append(Task(item, resolver.for_path(item).codes_for(item, overrides)))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    cache = None if args.no_cache else Cache(default_directory(args.cache_dir))
+    with _progress(len(tasks)) as advance:
+        results = lint_files(tasks, args.jobs, cache, advance)
+    if cache is not None:
+        cache.save()
+    for task, result in zip(tasks, results):
+        _take_result(task, result, args, run)
     return _finish(run, args)
 
 
 PROGRESS_MIN_FILES = 200
 
 
-def _with_progress(items: list):
-    """Yield `items`, drawing a progress bar on stderr for long runs in a terminal (never in CI)."""
-    if len(items) < PROGRESS_MIN_FILES or not sys.stderr.isatty() or os.environ.get("CI"):
-        yield from items
+@contextmanager
+def _progress(total: int):
+    """An `advance()` callback that draws a progress bar on stderr for long runs in a terminal (never in CI)."""
+    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty() or os.environ.get("CI"):
+        yield lambda: None
         return
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("torchlint", total=len(items))
-        for item in items:
-            yield item
-            progress.advance(task)
+        task = progress.add_task("torchlint", total=total)
+        yield lambda: progress.advance(task)
 
 
 def _fixing(args) -> bool:
     return bool(args.fix or args.diff or args.unsafe_fixes)
 
 
-def _check_file(path: Path, rules, args, run: _Run) -> None:
-    from torchlint.engine import lint_path
+def _take_result(task, lint, args, run: _Run) -> None:
+    """Report one file's lint result; when fixing, fix the files that have something to fix."""
+    if _fixing(args) and any(d.fixable(args.unsafe_fixes) for d in lint.diagnostics):
+        from torchlint.rules import rules_by_codes
 
-    if _fixing(args):
-        result = _fix_file(path, rules, args, run.diffs)
+        result = _fix_file(task.path, rules_by_codes(task.codes), args, run.diffs)
         if result is None:
             run.unreadable += 1
             return
@@ -202,7 +228,6 @@ def _check_file(path: Path, rules, args, run: _Run) -> None:
         run.errors += internal
         run.add(found, sources)
         return
-    lint = lint_path(path, rules)
     for problem in lint.problems:
         _report_problem(problem, args.verbose)
     run.unreadable += sum(1 for p in lint.problems if p.kind == "unreadable")

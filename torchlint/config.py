@@ -61,14 +61,21 @@ class Settings:
     _specs: Dict = field(default_factory=dict, compare=False, repr=False)
 
     def rules_for(self, path: Path, overrides: Overrides = Overrides()) -> tuple:
-        from torchlint.rules import select_rules
+        """The rule classes that run on `path` (imports the rules, and LibCST with them)."""
+        from torchlint.rules import rules_by_codes
+
+        return rules_by_codes(self.codes_for(path, overrides))
+
+    def codes_for(self, path: Path, overrides: Overrides = Overrides()) -> Tuple[str, ...]:
+        """The codes of the rules that run on `path`, after per-file-ignores and the command line."""
+        from torchlint.registry import select_codes
 
         select = overrides.select if overrides.select is not None else self.select
         ignore = list(self.ignore) + list(overrides.ignore)
         for pattern, codes in self.per_file_ignores:
             if self._matches(pattern, path, is_dir=False):
                 ignore.extend(codes)
-        return select_rules(select, ignore, tuple(self.extend_select) + tuple(overrides.extend_select))
+        return select_codes(select, ignore, tuple(self.extend_select) + tuple(overrides.extend_select))
 
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
         if self.exclude is None:
@@ -164,7 +171,7 @@ def load_settings(path: Path) -> Settings:
 
 
 def _check_rules(path: Path, key: str, selectors: Sequence[str]) -> None:
-    from torchlint.rules import check_selectors
+    from torchlint.registry import check_selectors
 
     try:
         check_selectors(selectors)

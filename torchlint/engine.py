@@ -8,7 +8,9 @@ caller to report.
 from __future__ import annotations
 
 import codecs
+import ast
 import io
+import os
 import re
 import stat
 import tokenize
@@ -24,6 +26,8 @@ from torchlint.model import ERROR, Diagnostic
 # `torch.autograd.backward`, `accelerator.backward`, `manual_backward`) or of
 # `autograd.grad(...)`, and every one of them spells `backward(` or `grad(`.
 _PREFILTER = re.compile(r"backward\s*\(|\bgrad\s*\(")
+# Debugging switch: analyse every file, even those the prefilter or the loop gate would skip.
+_NO_PREFILTER_ENV = "TORCHLINT_NO_PREFILTER"
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_\-]+(?:\s*,\s*[A-Za-z0-9_\-]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^\s*#\s*torchlint:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
 _ENCODING_HINT = "save it as UTF-8 or declare its encoding with a `# -*- coding: ... -*-` line"
@@ -127,8 +131,9 @@ def read_source(path: Path) -> SourceText:
 
 def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagnostic], List[Problem]]:
     """Findings for one source text; rule crashes come back as problems."""
-    if _FILE_NOQA.search(text) or not _PREFILTER.search(text):
+    if skipped_unparsed(text):
         return [], []
+    filtering = prefiltering()
     import libcst as cst
 
     from torchlint.context import FileContext
@@ -139,6 +144,8 @@ def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagn
         if kept > MAX_PARSE_BYTES:
             return [], [Problem(path, f"{path}: {kept // (1024 * 1024)} MB of code that may hold training loops, over the "
                                       f"{MAX_PARSE_BYTES // (1024 * 1024)} MB that can be analysed; skipped", "unreadable")]
+    if filtering and not _holds_loop_syntax(text):
+        return [], []
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -172,6 +179,58 @@ def lint_source(text: str, path: str, rules: Sequence[Type]) -> Tuple[List[Diagn
     diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     return diagnostics, problems
+
+
+def prefiltering() -> bool:
+    """False when `$TORCHLINT_NO_PREFILTER` asks for every file to be parsed and analysed."""
+    return not os.environ.get(_NO_PREFILTER_ENV)
+
+
+def skipped_unparsed(text: str) -> bool:
+    """Whether `text` has no findings without parsing it: `# torchlint: noqa`, or it passes no prefilter."""
+    return _FILE_NOQA.search(text) is not None or (prefiltering() and not may_hold_training_loop(text))
+
+
+def may_hold_training_loop(text: str) -> bool:
+    """False when `text` cannot hold a training loop: no `backward(` or `grad(` call anywhere."""
+    # Two literal searches are several times faster than the regex over text without either word.
+    return ("backward" in text or "grad" in text) and _PREFILTER.search(text) is not None
+
+
+_BACKWARD_METHODS = frozenset({"backward", "manual_backward", "grad"})
+
+
+def _holds_loop_syntax(text: str) -> bool:
+    """Whether a `for`/`while` loop in `text` contains a call that may be a backward.
+
+    CPython's parser builds the syntax tree several times faster than LibCST,
+    so files whose `backward(` or `grad(` calls all sit outside loops (or are
+    definitions, comments, strings) are never handed to LibCST. The test is a
+    superset of the loops `torchlint.loops` analyses: any call of a name or
+    attribute `backward`, `manual_backward` or `grad`, or of a name imported
+    under another name from `... import backward` or `grad`. Text CPython
+    rejects goes on to LibCST, which reports it (TL000).
+    """
+    try:
+        tree = compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    names = {"backward", "grad"}
+    loops = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            loops.append(node)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(alias.asname for alias in node.names if alias.asname and alias.name in ("backward", "grad"))
+    for loop in loops:
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in _BACKWARD_METHODS:
+                    return True
+                if isinstance(func, ast.Name) and func.id in names:
+                    return True
+    return False
 
 
 def _without_large_data(text: str) -> Tuple[str, int]:

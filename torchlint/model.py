@@ -89,5 +89,16 @@ class Diagnostic:
             data["cell"] = self.cell
         return data
 
+    @classmethod
+    def from_json(cls, data: dict, path: str) -> "Diagnostic":
+        """The inverse of `to_json`, reported under `path` (the cache stores findings without one)."""
+        fix = data.get("fix")
+        if fix is not None:
+            edits = tuple(Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"])
+                          for e in fix["edits"])
+            fix = Fix(fix["applicability"], fix["message"], edits)
+        return cls(data["code"], data["name"], data["severity"], data["message"], path, int(data["line"]),
+                   int(data["column"]), int(data["end_line"]), int(data["end_column"]), fix, data.get("cell"))
+
     def fixable(self, unsafe: bool = False) -> bool:
         return self.fix is not None and (unsafe or self.fix.is_safe)

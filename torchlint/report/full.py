@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from torchlint.model import Diagnostic
+from torchlint.registry import DOCS_URL
 from torchlint.report.concise import fix_marker, location, source_key
 from torchlint.text import split_lines
 
@@ -19,8 +20,6 @@ def _paint(text: str, style: str, colour: bool) -> str:
 
 
 def render_full(diagnostics: Sequence[Diagnostic], sources: Dict[str, str], colour: bool) -> str:
-    from torchlint.rules import DOCS_URL
-
     blocks: List[str] = []
     for d in diagnostics:
         severity_style = "bold red" if d.severity == "error" else "bold yellow"

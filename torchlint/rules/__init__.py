@@ -15,8 +15,10 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import Fix
+from torchlint.registry import DOCS_URL, RULE_NAMES, SYNTAX_ERROR, check_selectors, code_of, select_codes
 
-DOCS_URL = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
+__all__ = ["ALL_RULES", "DOCS_URL", "SYNTAX_ERROR", "check_selectors", "rule_by_selector", "rules_by_codes",
+           "select_rules"]
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,13 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
 
 
 ALL_RULES: Tuple[Type[Rule], ...] = _all_rules()
+if tuple((rule.code, rule.name) for rule in ALL_RULES) != RULE_NAMES:
+    raise ImportError("torchlint.registry.RULE_NAMES does not match the rule classes")
+_BY_CODE = {rule.code: rule for rule in ALL_RULES}
 
-# TL000 is not a rule module: the engine reports files that do not parse.
-SYNTAX_ERROR = ("TL000", "syntax-error")
+
+def rules_by_codes(codes: Iterable[str]) -> Tuple[Type[Rule], ...]:
+    return tuple(_BY_CODE[code] for code in codes)
 
 
 def select_rules(
@@ -103,36 +109,10 @@ def select_rules(
     ignore: Sequence[str] = (),
     extend_select: Sequence[str] = (),
 ) -> Tuple[Type[Rule], ...]:
-    """Rules chosen by codes, code prefixes (`TL00`) or names; unknown selectors raise ValueError."""
-    chosen = [rule for rule in ALL_RULES if select is None or _matches_any(rule, select)]
-    for rule in ALL_RULES:
-        if _matches_any(rule, extend_select) and rule not in chosen:
-            chosen.append(rule)
-    return tuple(rule for rule in chosen if not _matches_any(rule, ignore))
-
-
-def check_selectors(selectors: Iterable[str]) -> None:
-    for selector in selectors:
-        if selector.upper() in ("ALL", SYNTAX_ERROR[0]) or selector == SYNTAX_ERROR[1]:
-            continue
-        if not any(_matches(rule, selector) for rule in ALL_RULES):
-            raise ValueError(f"unknown rule selector `{selector}`")
-
-
-def _matches_any(rule: Type[Rule], selectors: Iterable[str]) -> bool:
-    return any(_matches(rule, selector) for selector in selectors)
-
-
-def _matches(rule: Type[Rule], selector: str) -> bool:
-    selector = selector.strip()
-    if selector.upper() == "ALL":
-        return True
-    return rule.name == selector or (bool(selector) and rule.code.startswith(selector.upper()) and
-                                     selector.upper().startswith("TL"))
+    """Rules chosen by codes, code prefixes (`TL00`) or names; see `torchlint.registry.select_codes`."""
+    return rules_by_codes(select_codes(select, ignore, extend_select))
 
 
 def rule_by_selector(selector: str) -> Optional[Type[Rule]]:
-    for rule in ALL_RULES:
-        if rule.code == selector.upper() or rule.name == selector:
-            return rule
-    return None
+    code = code_of(selector)
+    return _BY_CODE[code] if code is not None else None

@@ -1,0 +1,74 @@
+"""Rule codes and names, and rule selection, without importing the rules.
+
+Choosing rules, validating `--select`, keying the cache and linking to a
+rule's page happen on every run, including runs where every file is a cache
+hit or fails the prefilter; none of them needs LibCST. `torchlint.rules`
+checks at import that this table matches its rule classes.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence, Tuple
+
+DOCS_URL = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
+
+# TL000 is not a rule module: the engine reports files that do not parse.
+SYNTAX_ERROR = ("TL000", "syntax-error")
+
+RULE_NAMES: Tuple[Tuple[str, str], ...] = (
+    ("TL001", "backward-in-loss-loop"),
+    ("TL002", "missing-zero-grad"),
+    ("TL003", "unscaled-accumulated-loss"),
+    ("TL004", "off-by-one-accumulation-step"),
+    ("TL005", "retain-graph-leak"),
+    ("TL006", "zero-grad-before-step"),
+    ("TL007", "zero-grad-every-microbatch"),
+    ("TL008", "loss-history-accumulation"),
+    ("TL009", "scheduler-step-order"),
+    ("TL010", "trailing-accumulation-window"),
+    ("TL011", "backward-under-no-grad"),
+    ("TL012", "carried-graph-state"),
+)
+
+
+def select_codes(
+    select: Optional[Sequence[str]] = None,
+    ignore: Sequence[str] = (),
+    extend_select: Sequence[str] = (),
+) -> Tuple[str, ...]:
+    """Codes chosen by codes, code prefixes (`TL00`) or names, in code order."""
+    chosen = [code for code, name in RULE_NAMES if select is None or _matches_any(code, name, select)]
+    for code, name in RULE_NAMES:
+        if _matches_any(code, name, extend_select) and code not in chosen:
+            chosen.append(code)
+    names = dict(RULE_NAMES)
+    return tuple(sorted(code for code in chosen if not _matches_any(code, names[code], ignore)))
+
+
+def check_selectors(selectors: Iterable[str]) -> None:
+    """Raise ValueError naming the first selector that matches no rule."""
+    for selector in selectors:
+        if selector.upper() in ("ALL", SYNTAX_ERROR[0]) or selector == SYNTAX_ERROR[1]:
+            continue
+        if not any(_matches(code, name, selector) for code, name in RULE_NAMES):
+            raise ValueError(f"unknown rule selector `{selector}`")
+
+
+def code_of(selector: str) -> Optional[str]:
+    """The code a single rule's code or name stands for."""
+    for code, name in RULE_NAMES:
+        if code == selector.upper() or name == selector:
+            return code
+    return None
+
+
+def _matches_any(code: str, name: str, selectors: Iterable[str]) -> bool:
+    return any(_matches(code, name, selector) for selector in selectors)
+
+
+def _matches(code: str, name: str, selector: str) -> bool:
+    selector = selector.strip()
+    upper = selector.upper()
+    if upper == "ALL":
+        return True
+    return name == selector or (bool(selector) and code.startswith(upper) and upper.startswith("TL"))

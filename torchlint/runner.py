@@ -1,0 +1,128 @@
+"""Lint many files: read and prefilter them here, answer from the cache, analyse the rest in parallel.
+
+Reading, decoding, the textual prefilter and cache lookups are cheap and run
+in this process, so a run whose files all fail the prefilter or hit the cache
+never imports LibCST. The files left are analysed on a pool of processes (one
+per CPU by default) when there is enough work to repay starting it, largest
+first so that one big file does not finish last; otherwise here, in order.
+Results come back in the order of the tasks, whatever order the pool
+finishes in, so output never depends on scheduling.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from torchlint.cache import Cache
+from torchlint.engine import LintResult, Problem, UnreadableFile, lint_source, load_program, read_source, \
+    skipped_unparsed
+from torchlint.model import Diagnostic
+
+# Below this much text to analyse, starting worker processes costs more than it saves.
+POOL_MIN_CHARS = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Task:
+    path: Path
+    codes: Tuple[str, ...]
+
+
+# (task index, path shown, program text, rule codes, cache key)
+_Job = Tuple[int, str, str, Tuple[str, ...], Optional[str]]
+_Outcome = Tuple[List[Diagnostic], List[Problem]]
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def lint_files(
+    tasks: Sequence[Task],
+    jobs: int = 0,
+    cache: Optional[Cache] = None,
+    advance: Callable[[], None] = lambda: None,
+) -> List[LintResult]:
+    """One LintResult per task, in task order.
+
+    `jobs` 0: one process per CPU, when there is enough to analyse to repay
+    starting them; N: N processes whenever two files or more need analysis.
+    """
+    results: List[Optional[LintResult]] = [None] * len(tasks)
+    pending: List[_Job] = []
+    programs: Dict[int, tuple] = {}
+    for index, task in enumerate(tasks):
+        shown = str(task.path)
+        try:
+            source = read_source(task.path)
+            program = load_program(task.path, source)
+        except UnreadableFile as error:
+            results[index] = LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
+            advance()
+            continue
+        if program is None or skipped_unparsed(program.text):
+            results[index] = LintResult(shown, source=source, program=program)
+            advance()
+            continue
+        key = None
+        if cache is not None:
+            key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
+            found = cache.get(key, shown)
+            if found is not None:
+                results[index] = LintResult(shown, tuple(program.to_file(found)), (), source, program)
+                advance()
+                continue
+        programs[index] = (source, program)
+        pending.append((index, shown, program.text, task.codes, key))
+
+    for job, (diagnostics, problems) in _analyse_all(pending, jobs):
+        index, shown, _, _, key = job
+        source, program = programs[index]
+        if cache is not None and key is not None and not problems:
+            cache.put(key, diagnostics)
+        results[index] = LintResult(shown, tuple(program.to_file(diagnostics)), tuple(problems), source, program)
+        advance()
+    return [result for result in results if result is not None]
+
+
+def _analyse(job: _Job) -> _Outcome:
+    from torchlint.rules import rules_by_codes
+
+    _, shown, text, codes, _ = job
+    return lint_source(text, shown, rules_by_codes(codes))
+
+
+def _analyse_all(jobs: List[_Job], processes: int):
+    """(job, outcome) for every job: on a process pool when asked or when it pays, else here in order."""
+    workers = min(processes or available_cpus(), len(jobs))
+    if workers < 2 or (not processes and sum(len(job[2]) for job in jobs) < POOL_MIN_CHARS):
+        for job in jobs:
+            yield job, _analyse(job)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    # fork: workers start at once and inherit what is imported; elsewhere the platform default.
+    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    remaining = {id(job): job for job in jobs}
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {pool.submit(_analyse, job): job for job in sorted(jobs, key=lambda j: -len(j[2]))}
+            for future in as_completed(futures):
+                job = futures[future]
+                outcome = future.result()
+                del remaining[id(job)]
+                yield job, outcome
+    except BrokenProcessPool:
+        # A worker died (killed for memory, say): analyse what is left here rather than lose it.
+        for job in jobs:
+            if id(job) in remaining:
+                yield job, _analyse(job)
