@@ -3,15 +3,18 @@
 Starts `python -m torchlint lsp` as a subprocess, speaks LSP to it with pygls'
 own client (pygls is a runtime dependency: nothing else to install), opens a
 generated ~1,000-line training script (data helpers, models, several training
-loops, some of them buggy) and makes edits one at a time, like a person typing
-and pausing. For each edit it measures the wall time from sending
-`textDocument/didChange` to receiving the `textDocument/publishDiagnostics`
-of that very version, then prints the median and the 90th percentile.
+loops, some of them buggy) and makes edits one at a time, like a person who
+edits, then pauses to read the findings (`--pause-ms`, 400 by default). For
+each edit it measures the wall time from sending `textDocument/didChange` to
+receiving the `textDocument/publishDiagnostics` of that very version, then
+prints the median and the 90th percentile.
 
-The server's debounce delay (150 ms by default) is part of every figure: it is
-what the user waits for. `--debounce-ms` passes another delay to the server,
-and the in-process time of one `lint_source` call on the same text is printed
-for comparison.
+The server lints a change at once when it follows a pause, and waits for its
+debounce delay (150 ms by default) while changes keep coming faster than that:
+with `--pause-ms 0` the edits come back to back and the debounce is part of
+most figures. `--debounce-ms` passes another delay to the server. The
+in-process time of one full `lint_source` call (no incremental parse) on the
+same text is printed for comparison.
 
     python bench/lsp_latency.py                 # 20 edits on ~1,000 lines
     python bench/lsp_latency.py --edits 50 --debounce-ms 0
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
 import tempfile
@@ -286,7 +290,8 @@ class Bench:
         return future
 
 
-async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: float) -> int:
+async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: float, pause_ms: float = 400,
+              json_path: Optional[str] = None) -> int:
     text = generate(lines)
     bench = Bench()
     client = bench.client
@@ -316,6 +321,7 @@ async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: flo
 
         latencies = []
         for n, edit in enumerate(edits_for(text, count)):
+            await asyncio.sleep(pause_ms / 1000)  # the person reads the findings before typing again
             version = n + 2
             text = apply_edit(text, edit)
             row, start, end, new = edit
@@ -349,10 +355,20 @@ async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: flo
     ordered = sorted(latencies)
     p90 = ordered[max(0, -(-len(ordered) * 9 // 10) - 1)]  # nearest-rank 90th percentile
     delay = "150 (default)" if debounce_ms is None else f"{debounce_ms:g}"
-    print(f"\ndidChange -> publishDiagnostics over {len(latencies)} edits (debounce {delay} ms included):")
+    print(f"\ndidChange -> publishDiagnostics over {len(latencies)} edits "
+          f"(server debounce {delay} ms, {pause_ms:g} ms pause before each edit):")
     print(f"  median {statistics.median(latencies):.1f} ms   p90 {p90:.1f} ms   "
           f"min {ordered[0]:.1f} ms   max {ordered[-1]:.1f} ms")
     print(f"in-process lint_source of the same text: median {statistics.median(lint_ms):.1f} ms")
+    if json_path:
+        figures = {
+            "document_lines": text.count("\n"), "edits": len(latencies), "pause_ms": pause_ms,
+            "debounce_ms": 150 if debounce_ms is None else debounce_ms,
+            "median_ms": statistics.median(latencies), "p90_ms": p90, "min_ms": ordered[0], "max_ms": ordered[-1],
+            "latencies_ms": latencies, "startup_ms": (ready - started) * 1000, "open_ms": open_ms,
+            "lint_source_ms": statistics.median(lint_ms),
+        }
+        Path(json_path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
@@ -362,8 +378,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--edits", type=int, default=20, help="number of didChange edits (default: 20)")
     parser.add_argument("--debounce-ms", type=float, default=None, help="pass a debounce delay to the server")
     parser.add_argument("--timeout", type=float, default=60, help="seconds to wait for one publish")
+    parser.add_argument("--pause-ms", type=float, default=400, help="pause before each edit (default: 400)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = parser.parse_args(argv)
-    return asyncio.run(run(args.lines, args.edits, args.debounce_ms, args.timeout))
+    return asyncio.run(run(args.lines, args.edits, args.debounce_ms, args.timeout, args.pause_ms, args.json))
 
 
 if __name__ == "__main__":

@@ -247,10 +247,10 @@ def test_cli_reports_a_crash_in_the_loop_analysis_with_its_file_and_lints_the_ot
     (tmp_path / "b.py").write_text(BUG)
     real_init = torchlint.context.FileContext.__init__
 
-    def init(self, path, source, module):
+    def init(self, path, source, module, *rest):
         if path.endswith("a.py"):
             raise KeyError("loop analysis exploded")
-        real_init(self, path, source, module)
+        real_init(self, path, source, module, *rest)
 
     monkeypatch.setattr(torchlint.context.FileContext, "__init__", init)
     code = cli.main([str(tmp_path), "--output-format", "concise", "--no-cache"])

@@ -14,6 +14,7 @@ from torchlint.loops import Site, TrainingLoop, find_training_loops
 from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
 from torchlint.text import split_lines
+from torchlint.walk import preorder
 
 
 # What lies between a module and its statements: compound statements and their blocks and clauses.
@@ -22,7 +23,9 @@ _BLOCK_PARTS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHa
 
 
 class FileContext:
-    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+    def __init__(self, path: str, source: str, module: cst.Module,
+                 statement_lines: Optional[List[int]] = None) -> None:
+        """`statement_lines`: the first line of each of `module.body`'s statements, if known (from CPython's tree)."""
         self.path = path
         self.source = source
         self.module = module
@@ -31,26 +34,41 @@ class FileContext:
         self.names = ModuleNames(module)
         self.loops: List[TrainingLoop] = find_training_loops(module, self.names)
         self._positions = None
+        self._statement_lines = statement_lines if statement_lines and len(statement_lines) == len(module.body) else None
         self._scoped: dict = {}
+        self._members: dict = {}
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
 
     # --- positions -----------------------------------------------------------------
 
     def _position(self, node: cst.CSTNode) -> CodeRange:
-        """The node's CodeRange, resolving only the module-level statements that hold loops.
+        """The node's CodeRange, resolving only the module-level statement that holds it.
 
         Position resolution costs about ten times a code generation, so it runs on
-        those statements alone, each as a module of its own, shifted by the lines
-        before it; a node outside them falls back to the whole module.
+        the loop-holding statements alone, each as a module of its own, shifted by
+        the lines before it, and only on the one that holds the node; a node
+        outside them falls back to the whole module.
         """
+        for positions in self._scoped.values():
+            if node in positions:
+                return positions[node]
         for top in self._loop_statements():
+            if id(top) not in self._scoped and id(node) in self._nodes_of(top):
+                return self._statement_positions(top)[node]
+        for top in self._loop_statements():  # a layout node (a parenthesis) the walk does not list
             positions = self._statement_positions(top)
             if node in positions:
                 return positions[node]
         if self._positions is None:
             self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._positions[node]
+
+    def _nodes_of(self, top: cst.CSTNode) -> set:
+        members = self._members.get(id(top))
+        if members is None:
+            members = self._members[id(top)] = {id(node) for node in preorder(top)}
+        return members
 
     def _loop_statements(self) -> List[cst.CSTNode]:
         tops: List[cst.CSTNode] = []
@@ -70,6 +88,10 @@ class FileContext:
 
     def _lines_before(self, top: cst.CSTNode) -> int:
         """How many lines precede a module-level statement (one code generation for all of them)."""
+        if self._offsets is None and self._statement_lines is not None:
+            # The line a statement's first token is on, less the blank and comment lines LibCST gives it.
+            self._offsets = {id(statement): line - 1 - len(getattr(statement, "leading_lines", ()))
+                             for statement, line in zip(self.module.body, self._statement_lines)}
         if self._offsets is None:
             self._offsets = {}
             lines = len(self.module.header)

@@ -36,6 +36,7 @@ from torchlint.names import (
     positional,
     string_value,
 )
+from torchlint.walk import calls_in, children, preorder
 
 Loop = Union[cst.For, cst.While]
 Block = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
@@ -550,10 +551,7 @@ class TrainingLoop:
         """`name.item()`, `name.backward()`... anywhere in the function (or module) around the loop."""
         if not self.enclosing:
             return False
-        finder = _AttributeUse(name)
-        for statement in self.enclosing[0][0]:
-            statement.visit(finder)
-        return finder.found
+        return any(_uses_attribute_of(statement, name) for statement in self.enclosing[0][0])
 
     # --- gradient mode -------------------------------------------------------------------
 
@@ -811,14 +809,10 @@ def _unpacked_value(target: cst.BaseExpression, value: cst.BaseExpression, name:
     return None
 
 
-class _AttributeUse(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name) and node.value.value == self.name:
-            self.found = True
+def _uses_attribute_of(node: cst.CSTNode, name: str) -> bool:
+    """`name.anything` somewhere in `node`."""
+    return any(isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == name
+               for part in preorder(node))
 
 
 def _grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
@@ -950,7 +944,7 @@ def _mentions_end(test: cst.BaseExpression, counter: LoopCounter) -> bool:
 def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
     if tree.deep_equals(part):
         return True
-    return any(_contains(child, part) for child in tree.children)
+    return any(_contains(child, part) for child in children(tree))
 
 
 def _rebound_around(loop: Loop, name: str, node: cst.CSTNode) -> bool:
@@ -962,7 +956,7 @@ def _rebound_around(loop: Loop, name: str, node: cst.CSTNode) -> bool:
             continue
         if isinstance(statement, cst.For) and name in _target_names(statement.target) and _contains(statement, node):
             return True
-        pending.extend(child for child in statement.children if isinstance(child, _STATEMENT_PARTS))
+        pending.extend(child for child in children(statement) if isinstance(child, _STATEMENT_PARTS))
     return False
 
 
@@ -1450,22 +1444,8 @@ def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
     return False
 
 
-class _CallCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: List[cst.Call] = []
-
-    def leave_Call(self, node: cst.Call) -> None:
-        # Post-order: inner calls (`crit(out, y)`) before the call that uses them.
-        self.calls.append(node)
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
 def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    collector = _CallCollector()
-    node.visit(collector)
-    return collector.calls
+    return calls_in(node)
 
 
 def _classify_backward(call: cst.Call, names: ModuleNames) -> Optional[Tuple[str, Optional[cst.BaseExpression], Optional[str]]]:
@@ -1878,12 +1858,22 @@ def _unwrap(node: cst.BaseExpression, names: ModuleNames) -> cst.BaseExpression:
     return node
 
 
-class _ResetFinder(cst.CSTVisitor):
+class _ResetFinder:
+    """Resets in a statement: `x.zero_grad()`, `p.grad.zero_()`/`.detach_()`, `p.grad = None`."""
+
     def __init__(self) -> None:
         self.found = False
         self.zero_grad_receivers: Set[str] = set()
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def scan(self, node: cst.CSTNode) -> "_ResetFinder":
+        for part in preorder(node):
+            if isinstance(part, cst.Call):
+                self._call(part)
+            elif isinstance(part, cst.Assign):
+                self._assign(part)
+        return self
+
+    def _call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute):
             if func.attr.value == "zero_grad":
@@ -1896,7 +1886,7 @@ class _ResetFinder(cst.CSTVisitor):
             ):
                 self.found = True
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def _assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "grad" and _is_none(node.value):
                 self.found = True
@@ -1907,9 +1897,7 @@ def _resets_unconditionally(statements: Block, depth: int) -> bool:
     `for p in model.parameters(): p.grad = None`."""
     for statement in statements:
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            finder = _ResetFinder()
-            statement.visit(finder)
-            if finder.found:
+            if _ResetFinder().scan(statement).found:
                 return True
         elif isinstance(statement, (cst.For, cst.With)) and depth < 2:
             if _resets_unconditionally(_block_statements(statement), depth + 1):
@@ -1918,12 +1906,8 @@ def _resets_unconditionally(statements: Block, depth: int) -> bool:
 
 
 def _function_resets(function: cst.FunctionDef) -> bool:
-    finder = _ResetFinder()
-    function.body.visit(finder)
-    return finder.found
+    return _ResetFinder().scan(function.body).found
 
 
 def _zero_grad_receivers(function: cst.FunctionDef) -> Set[str]:
-    finder = _ResetFinder()
-    function.body.visit(finder)
-    return finder.zero_grad_receivers
+    return _ResetFinder().scan(function.body).zero_grad_receivers

@@ -3,10 +3,13 @@
 What the editor gets:
 
 - **Diagnostics** for every open Python document (languageId ``python``),
-  published on ``didOpen`` and ``didSave`` at once and on ``didChange`` after
-  a short debounce (`DEBOUNCE_SECONDS`; a newer change to the same document
-  cancels the pending lint, and a result computed for an older version is
-  never published). ``didClose`` clears the document's diagnostics. Each
+  published on ``didOpen`` and ``didSave`` at once, and on ``didChange`` at
+  once after a pause in typing or, while changes keep coming faster than
+  `DEBOUNCE_SECONDS`, once they pause for that long (a newer change to the same
+  document cancels the pending lint, and a result computed for an older
+  version is never published). Successive versions of a document are parsed
+  incrementally (`torchlint.incremental`): only the statements an edit touched
+  are parsed again. ``didClose`` clears the document's diagnostics. Each
   diagnostic carries ``source="torchlint"``, the rule code (``TL003``), the
   severity, and ``codeDescription.href`` pointing at the rule's documentation.
 - **Code actions**: one ``quickfix`` per finding that has a fix (title = the
@@ -49,6 +52,7 @@ import asyncio
 import logging
 import re
 import sys
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -192,6 +196,8 @@ class TorchlintLanguageServer(LanguageServer):
         self._open: Set[str] = set()  # Python documents, by uri as the client spells it
         self._pending: Dict[str, asyncio.Task] = {}
         self._snapshots: Dict[str, LintSnapshot] = {}
+        self._parsers: Dict[str, object] = {}  # uri -> IncrementalParser (used by the worker thread only)
+        self._last_change: Dict[str, float] = {}
         self._shown_errors: Set[str] = set()
         # One worker: lints never race each other, and a queued lint of a version
         # that is no longer current is skipped before it starts.
@@ -212,6 +218,8 @@ class TorchlintLanguageServer(LanguageServer):
         self._open.discard(uri)
         self._cancel_pending(uri)
         self._snapshots.pop(uri, None)
+        self._last_change.pop(uri, None)
+        self._worker.submit(self._parsers.pop, uri, None)  # on the worker: a lint may be using it
 
     def forget_snapshot(self, uri: str) -> None:
         self._snapshots.pop(uri, None)
@@ -236,6 +244,19 @@ class TorchlintLanguageServer(LanguageServer):
             task.cancel()
 
     # -- scheduling
+
+    def schedule_change(self, uri: str) -> None:
+        """Lint after an edit: at once after a pause in typing, else once typing pauses for `debounce`.
+
+        The first change after a quiet spell is linted immediately, so the user waits only for the
+        lint; changes that follow each other faster than `debounce` are coalesced into one lint.
+        """
+        now = time.monotonic()
+        last = self._last_change.get(uri)
+        self._last_change[uri] = now
+        busy = uri in self._pending
+        quiet = last is None or now - last >= self.debounce
+        self.schedule_lint(uri, 0 if quiet and not busy else self.debounce)
 
     def schedule_lint(self, uri: str, delay: float) -> None:
         """Lint `uri` after `delay` seconds; a newer request for the same document replaces this one."""
@@ -311,7 +332,12 @@ class TorchlintLanguageServer(LanguageServer):
         from torchlint.engine import lint_source
 
         try:
-            diagnostics, problems = lint_source(text, shown, snapshot.rules)
+            parser = self._parsers.get(uri)
+            if parser is None:
+                from torchlint.incremental import IncrementalParser
+
+                parser = self._parsers[uri] = IncrementalParser()
+            diagnostics, problems = lint_source(text, shown, snapshot.rules, parser)
         except Exception as error:  # noqa: BLE001 - the server must outlive any bug in a rule
             snapshot.messages.append((types.MessageType.Error, f"internal error while linting {shown}: "
                                       f"{type(error).__name__}: {error}\n{traceback.format_exc()}", False))
@@ -468,7 +494,7 @@ def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TorchlintLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         if ls.is_python(params.text_document.uri):
-            ls.schedule_lint(params.text_document.uri, ls.debounce)
+            ls.schedule_change(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: TorchlintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -379,24 +379,23 @@ def int_value(node: Optional[cst.BaseExpression]) -> Optional[int]:
 
 def iter_names(node: cst.CSTNode) -> Iterable[str]:
     """Every dotted name read in an expression (`a`, `self.h`), outermost first."""
-    found: List[str] = []
+    from torchlint.walk import children
 
-    class _Names(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
-            name = dotted_name(node)
+    found: List[str] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Lambda):
+            continue
+        if isinstance(current, cst.Name):
+            found.append(current.value)
+        elif isinstance(current, cst.Attribute):
+            name = dotted_name(current)
             if name is not None:
                 found.append(name)
                 found.append(name.split(".", 1)[0])
-                return False
-            return True
-
-        def visit_Name(self, node: cst.Name) -> None:
-            found.append(node.value)
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-    node.visit(_Names())
+                continue
+        stack.extend(reversed(children(current)))
     return found
 
 
