@@ -29,14 +29,11 @@ _SOURCE_ORDER: Dict[Type[cst.CSTNode], Tuple[str, ...]] = {
     cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
     cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
     cst.Arg: ("keyword", "value"),
-    cst.ImportFrom: ("names", "relative", "module"),
     cst.Parameters: ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg"),
-    cst.FormattedStringExpression: ("format_spec", "expression", "conversion"),
     cst.ExceptHandler: ("type", "name", "body"),
     cst.ExceptStarHandler: ("type", "name", "body"),
     cst.MatchCase: ("pattern", "guard", "body"),
     cst.TypeAlias: ("name", "type_parameters", "value"),
-    cst.TypeVar: ("name", "bound"),
 }
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
