@@ -108,6 +108,11 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
+    def source_of(self, node: cst.CSTNode) -> str:
+        """The file's own lines that `node` spans (whatever the parse left out of the module, `torchlint.sparse`)."""
+        line, _, end_line, _ = self.span(node)
+        return "".join(self.lines[line - 1:end_line])
+
     def indent_of(self, node: cst.CSTNode) -> str:
         line = self.lines[self._position(node).start.line - 1]
         return line[: len(line) - len(line.lstrip(" \t"))]

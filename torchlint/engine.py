@@ -155,13 +155,18 @@ def lint_source(text: str, path: str, rules: Sequence[Type],
             return [], [Problem(path, f"{path}: {kept // (1024 * 1024)} MB of code that may hold training loops, over the "
                                       f"{MAX_PARSE_BYTES // (1024 * 1024)} MB that can be analysed; skipped", "unreadable")]
     tree = _python_tree(text) if filtering else None
-    if tree is not None and not _holds_loop_syntax(tree, text):
+    loops = _candidate_loops(tree, text) if tree is not None else []
+    if tree is not None and not loops:
         return [], []
+    program, statement_lines = text, (_statement_lines(tree) if tree is not None else None)
+    if tree is not None and parser is None:
+        from torchlint.sparse import sparse_program
+
+        sparse = sparse_program(text, tree, loops)
+        if sparse is not None:
+            program, statement_lines = sparse
     try:
-        if parser is not None:
-            module = parser.parse(text, _statement_lines(tree) if tree is not None else None)
-        else:
-            module = cst.parse_module(text)
+        module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(program)
     except cst.ParserSyntaxError as error:
         message, line, column = _python_syntax_error(text) or (
             f"SyntaxError: {error.message}", max(error.raw_line, 1), error.raw_column + 1)
@@ -171,7 +176,7 @@ def lint_source(text: str, path: str, rules: Sequence[Type],
         return [], [Problem(path, f"{path}: cannot parse: {type(error).__name__}", "unreadable")]
 
     try:
-        context = FileContext(path, text, module, _statement_lines(tree) if tree is not None else None)
+        context = FileContext(path, text, module, statement_lines)
     except Exception as error:  # noqa: BLE001 - a crash in shared analysis must not stop the run
         detail = traceback.format_exc()
         return [], [Problem(path, f"{path}: internal error while analysing loops: {type(error).__name__}: {error}",
@@ -232,8 +237,8 @@ def _python_tree(text: str) -> Optional[ast.Module]:
         return None
 
 
-def _holds_loop_syntax(tree: ast.Module, text: str) -> bool:
-    """Whether a `for`/`while` loop contains a call that may be a backward.
+def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
+    """The `for`/`while` loops that contain a call that may be a backward.
 
     Files whose `backward(` or `grad(` calls all sit outside loops (or are
     definitions, comments, strings) are never handed to LibCST. The test is a
@@ -261,21 +266,20 @@ def _holds_loop_syntax(tree: ast.Module, text: str) -> bool:
         for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
             pending.extend(part.body)
     if not loops:
-        return False
+        return []
     words = _LOOP_WORDS if len(names) == 2 else re.compile(
         r"backward\b|\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
     lines = text.split("\n") if "\r" not in text else [line.rstrip("\r\n") for line in split_lines(text)]
-    for loop in loops:
-        if not words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno])):
-            continue
-        for node in ast.walk(loop):
-            if isinstance(node, ast.Call):
-                func = node.func
-                if isinstance(func, ast.Attribute) and func.attr in _BACKWARD_METHODS:
-                    return True
-                if isinstance(func, ast.Name) and func.id in names:
-                    return True
-    return False
+    return [loop for loop in loops if words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno]))
+            and any(_may_be_backward(node, names) for node in ast.walk(loop))]
+
+
+def _may_be_backward(node: ast.AST, names: set) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr in _BACKWARD_METHODS) or (
+        isinstance(func, ast.Name) and func.id in names)
 
 
 def _statement_lines(tree: ast.Module) -> List[int]:

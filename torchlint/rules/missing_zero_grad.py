@@ -231,4 +231,4 @@ for x, y in loader:
 def _lightning_automatic(context: FileContext, loop) -> bool:
     if loop.function is None or loop.function.name.value != "training_step" or loop.class_def is None:
         return False
-    return not _MANUAL_OPTIMISATION.search(context.code(loop.class_def))
+    return not _MANUAL_OPTIMISATION.search(context.source_of(loop.class_def))

@@ -1,0 +1,257 @@
+"""Give LibCST only the statements the analysis can see, and get the same findings.
+
+Parsing is most of torchlint's time, and in most files that hold a training
+loop the loop sits in one or two functions among many. The analysis reads:
+
+- the whole of each function that holds a candidate loop (everything around
+  the loop in it), and of every function whose name occurs there (the
+  helpers a loop may call to reset gradients);
+- the names the whole file binds (`torchlint.names.ModuleNames`): imports,
+  assignments, annotated assignments, `with ... as`, function definitions
+  and their annotated parameters, wherever they are.
+
+Everywhere else, only the statements that bind names, and the headers of the
+compound statements around them, are kept: every other simple statement
+(calls, returns, asserts, docstrings...) is replaced by empty lines, or by
+`pass` where a block would be left empty. Lines and columns of everything
+kept stay where they were, and `ModuleNames` collects exactly the same
+bindings, in the same order, so the findings are those of a whole parse
+(tests/test_speed_modes.py compares them on the whole corpus).
+
+A loop outside any function reads the whole module around it: such files are
+parsed whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable, List, Optional, Set, Tuple
+
+from torchlint.names import _MODULE_WRAPPERS, _SAME_MODULE_METHODS
+from torchlint.text import split_lines
+
+_IDENTIFIER = re.compile(r"\w+")
+_BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+
+def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
+    """(text with what the analysis cannot see blanked, first line of each module-level statement kept);
+    None when nothing can be left out, or when a loop outside a function needs the whole module."""
+    if "\r" in text.replace("\r\n", ""):
+        return None  # lone CR line breaks: CPython's line numbers would not be ours
+    loop_ids = {id(loop) for loop in loops}
+    holders = _outermost_functions_holding(tree, loop_ids)
+    if holders is None:
+        return None
+    lines = split_lines(text)
+    known: Set[str] = set()
+    for function in holders:
+        known.update(_IDENTIFIER.findall("".join(lines[_first_line(function) - 1:function.end_lineno])))
+    whole = {id(function) for function in holders}
+    for node in ast.walk(tree):
+        if isinstance(node, _FUNCTIONS) and node.name in known and id(node) not in whole:
+            whole.add(id(node))
+            known.update(_IDENTIFIER.findall("".join(lines[_first_line(node) - 1:node.end_lineno])))
+    blanker = _Blanker(lines, whole, _needed_bindings(tree, whole, known))
+    kept_top = blanker.block(tree.body, top=True)
+    if not blanker.blanked:
+        return None
+    return "".join(blanker.lines), sorted(set(kept_top))
+
+
+def _outermost_functions_holding(tree: ast.Module, loop_ids: Set[int]) -> Optional[List[ast.stmt]]:
+    """The outermost function around each candidate loop; None if a loop is in none."""
+    holders: List[ast.stmt] = []
+    pending: List[Tuple[ast.stmt, Optional[ast.stmt]]] = [(statement, None) for statement in tree.body]
+    while pending:
+        statement, function = pending.pop()
+        if id(statement) in loop_ids:
+            if function is None:
+                return None
+            if all(function is not holder for holder in holders):
+                holders.append(function)
+        inside = function if function is not None or not isinstance(statement, _FUNCTIONS) else statement
+        pending.extend((child, inside) for child in _children(statement))
+    return holders
+
+
+def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[int]:
+    """The binding statements outside `whole` functions that a lookup may reach.
+
+    A lookup asks for a name whose last part is in `known`, or found in a value that a binding
+    reached this way assigns; a binding is reached when it binds such a name or wraps one
+    (`model = DDP(net)` is found from `net`). Repeats until nothing more is reached.
+    """
+    bindings: List[Tuple[ast.stmt, Set[str], Set[str]]] = []
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, _FUNCTIONS) and id(statement) in whole:
+            continue
+        if isinstance(statement, _BINDING) or isinstance(statement, (ast.With, ast.AsyncWith) + _FUNCTIONS):
+            keys, values = _binding_names(statement)
+            bindings.append((statement, keys, values))
+        pending.extend(_children(statement))
+    needed: Set[int] = set()
+    grown = True
+    while grown:
+        grown = False
+        for statement, keys, values in bindings:
+            if id(statement) not in needed and keys & known:
+                needed.add(id(statement))
+                known |= keys | values
+                grown = True
+    return needed
+
+
+def _binding_names(statement: ast.stmt) -> Tuple[Set[str], Set[str]]:
+    """(last parts of the names bound and of the names they wrap, identifiers of the values bound)."""
+    keys: Set[str] = set()
+    values: Set[str] = set()
+
+    def bind(target: ast.expr, value: Optional[ast.expr]) -> None:
+        keys.update(_last_parts(target))
+        if value is not None:
+            values.update(_identifiers(value))
+            for inner in _wrapped(value):
+                keys.update(_last_parts(inner))
+
+    if isinstance(statement, ast.Import):
+        keys.update((alias.asname or alias.name.split(".")[0]) for alias in statement.names)
+    elif isinstance(statement, ast.ImportFrom):
+        keys.update((alias.asname or alias.name) for alias in statement.names)
+    elif isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            bind(target, statement.value)
+    elif isinstance(statement, ast.AnnAssign):
+        bind(statement.target, statement.value)
+        values.update(_identifiers(statement.annotation))
+    elif isinstance(statement, _FUNCTIONS):
+        keys.add(statement.name)
+        arguments = statement.args
+        for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+            if argument.annotation is not None:
+                keys.add(argument.arg)
+                values.update(_identifiers(argument.annotation))
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        for item in statement.items:
+            if item.optional_vars is not None:
+                bind(item.optional_vars, item.context_expr)
+    return keys, values
+
+
+def _identifiers(node: ast.AST) -> Set[str]:
+    found = set()
+    for part in ast.walk(node):
+        if isinstance(part, ast.Name):
+            found.add(part.id)
+        elif isinstance(part, ast.Attribute):
+            found.add(part.attr)
+        elif isinstance(part, ast.keyword) and part.arg:
+            found.add(part.arg)
+    return found
+
+
+def _last_parts(target: ast.expr) -> Set[str]:
+    """The last part of every dotted name a target binds (`self.model` -> `model`)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_last_parts(element) for element in target.elts))
+    if isinstance(target, ast.Starred):
+        return _last_parts(target.value)
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Attribute):
+        return {target.attr}
+    return set()
+
+
+def _wrapped(value: ast.expr) -> List[ast.expr]:
+    """What a binding of `value` stands for again, as torchlint.names._wrapped_name reads it (or more):
+    `model`, `model.to(device)`, `DDP(model)`, and every argument of `accelerator.prepare(...)`."""
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return [value]
+    if not isinstance(value, ast.Call):
+        return []
+    func = value.func
+    callee = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    found: List[ast.expr] = []
+    if isinstance(func, ast.Attribute) and callee in _SAME_MODULE_METHODS:
+        found.append(func.value)
+    if callee == "prepare":
+        found.extend(value.args)
+    elif callee in _MODULE_WRAPPERS and value.args:
+        found.append(value.args[0])
+    return [part for part in found if isinstance(part, (ast.Name, ast.Attribute))]
+
+
+class _Blanker:
+    def __init__(self, lines: List[str], whole: Set[int], needed: Set[int]) -> None:
+        self.lines = lines
+        self.whole = whole
+        self.needed = needed
+        self.blanked = False
+
+    def block(self, statements: List[ast.stmt], top: bool = False) -> List[int]:
+        """Blank what can go in one block; the first lines of the statements left (for the module)."""
+        kept: List[int] = []
+        emptied: List[ast.stmt] = []
+        for index, statement in enumerate(statements):
+            if self._removable(statement, statements, index):
+                emptied.append(statement)
+                continue
+            kept.append(_first_line(statement))
+            if not (isinstance(statement, _FUNCTIONS) and id(statement) in self.whole):
+                for inner in _blocks(statement):
+                    self.block(inner)
+        if not emptied:
+            return kept
+        first = emptied[0]
+        indent = self.lines[first.lineno - 1][:first.col_offset]  # whitespace only: bytes are characters
+        for statement in emptied:
+            self._blank(statement.lineno, statement.end_lineno or statement.lineno)
+        if not kept and not top:  # a block cannot be empty
+            line = self.lines[first.lineno - 1]
+            self.lines[first.lineno - 1] = indent + "pass" + line
+        return kept
+
+    def _removable(self, statement: ast.stmt, siblings: List[ast.stmt], index: int) -> bool:
+        """A simple statement that binds nothing and has its lines to itself."""
+        if _children(statement) or isinstance(statement, (_FUNCTIONS, ast.ClassDef)):
+            return False
+        if isinstance(statement, _BINDING) and id(statement) in self.needed:
+            return False
+        first, last = statement.lineno, statement.end_lineno or statement.lineno
+        if index > 0 and (siblings[index - 1].end_lineno or 0) >= first:
+            return False
+        if index + 1 < len(siblings) and siblings[index + 1].lineno <= last:
+            return False
+        before = self.lines[first - 1].encode("utf-8")[:statement.col_offset]
+        if before.strip():
+            return False  # `if x: call()` or `a = 1; call()`: shares its line
+        after = self.lines[last - 1].encode("utf-8")[statement.end_col_offset or 0:].decode("utf-8", "replace")
+        return not after.strip() or after.lstrip().startswith("#")
+
+    def _blank(self, first: int, last: int) -> None:
+        self.blanked = True
+        for number in range(first - 1, last):
+            line = self.lines[number]
+            self.lines[number] = line[len(line.rstrip("\r\n")):]
+
+
+def _first_line(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", None)
+    return min([statement.lineno] + [d.lineno for d in decorators]) if decorators else statement.lineno
+
+
+def _blocks(statement: ast.stmt) -> List[List[ast.stmt]]:
+    blocks = [getattr(statement, name) for name in ("body", "orelse", "finalbody")
+              if isinstance(getattr(statement, name, None), list) and getattr(statement, name)]
+    blocks.extend(part.body for part in getattr(statement, "handlers", None) or getattr(statement, "cases", None) or ())
+    return blocks
+
+
+def _children(statement: ast.stmt) -> List[ast.stmt]:
+    return [inner for block in _blocks(statement) for inner in block]
