@@ -70,7 +70,7 @@ RUFF, RUFF_FULL = "ruff (concise)", "ruff (default output)"
 # PYTHONDONTWRITEBYTECODE, which would make every run compile its own sources again).
 TOOL_ENVIRONMENT = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 SAMPLE_INTERVAL_S = 0.01
-FIGURES = ("wall_s", "cpu_s", "peak_tree_mb", "max_rss_mb", "peak_process_mb")  # medians in the JSON
+FIGURES = ("wall_s", "cpu_s", "peak_tree_mb", "peak_tree_pss_mb", "max_rss_mb", "peak_process_mb")  # medians in the JSON
 KIB_TO_MB = 1024 / 1e6
 
 
@@ -291,9 +291,13 @@ def process_tree(root: int) -> List[int]:
     return tree
 
 
-def memory_kib(pid: int) -> Tuple[int, int]:
-    """(VmRSS, VmHWM) of `pid` in KiB: its resident set now and at its largest; (0, 0) for one gone or a zombie."""
-    rss = hwm = 0
+def memory_kib(pid: int) -> Tuple[int, int, int]:
+    """(VmRSS, VmHWM, Pss) of `pid` in KiB; zeros for one gone or a zombie.
+
+    Pss (proportional set size) counts a page shared by n processes as 1/n in each: the pages a
+    forked worker shares with its parent count once in a tree's sum, as they do in the machine's memory.
+    """
+    rss = hwm = pss = 0
     try:
         with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as file:
             for line in file:
@@ -301,15 +305,21 @@ def memory_kib(pid: int) -> Tuple[int, int]:
                     rss = int(line.split()[1])
                 elif line.startswith("VmHWM:"):
                     hwm = int(line.split()[1])
+        with open(f"/proc/{pid}/smaps_rollup", encoding="utf-8", errors="replace") as file:
+            for line in file:
+                if line.startswith("Pss:"):
+                    pss = int(line.split()[1])
+                    break
     except (OSError, ValueError):
         pass
-    return rss, hwm
+    return rss, hwm, pss or rss
 
 
 class TreeMemorySampler:
     """Samples the memory of a process tree every SAMPLE_INTERVAL_S in a thread.
 
-    `peak_tree_kib` is the largest sum of the tree's RSS seen at one time; `peak_process_kib`
+    `peak_tree_kib` is the largest sum of the tree's RSS seen at one time, `peak_tree_pss_kib` the
+    same in PSS (shared pages counted once); `peak_process_kib`
     the largest high-water mark (VmHWM) of one process, which catches peaks between samples.
     """
 
@@ -317,6 +327,7 @@ class TreeMemorySampler:
         self.root = root
         self.interval = interval
         self.peak_tree_kib = 0
+        self.peak_tree_pss_kib = 0
         self.peak_process_kib = 0
         self.samples = 0
         self._stop = threading.Event()
@@ -333,8 +344,9 @@ class TreeMemorySampler:
     def _sample(self) -> None:
         while True:
             memory = [memory_kib(pid) for pid in process_tree(self.root)]
-            self.peak_tree_kib = max(self.peak_tree_kib, sum(rss for rss, _ in memory))
-            self.peak_process_kib = max([self.peak_process_kib] + [hwm for _, hwm in memory])
+            self.peak_tree_kib = max(self.peak_tree_kib, sum(rss for rss, _, _ in memory))
+            self.peak_tree_pss_kib = max(self.peak_tree_pss_kib, sum(pss for _, _, pss in memory))
+            self.peak_process_kib = max([self.peak_process_kib] + [hwm for _, hwm, _ in memory])
             self.samples += 1
             if self._stop.wait(self.interval):
                 return
@@ -349,6 +361,7 @@ class Measurement:
     user_s: float
     system_s: float
     peak_tree_mb: float  # the largest summed RSS of the process and its descendants at one time
+    peak_tree_pss_mb: float  # the same summed as PSS: pages shared by forked processes counted once
     max_rss_mb: float  # ru_maxrss: the largest single process (at least this script's own peak RSS: see README)
     peak_process_mb: float  # the largest VmHWM sampled: the largest single process, without that floor
     returncode: int
@@ -403,6 +416,7 @@ def measure(command: Sequence[str], cwd: Path, timeout_s: float) -> Measurement:
             # When its largest process peaked, the tree held at least that much: this lifts the figure
             # of runs too short for the samples to catch the tree at its peak.
             peak_tree_mb=max(sampler.peak_tree_kib, sampler.peak_process_kib) * KIB_TO_MB,
+            peak_tree_pss_mb=max(sampler.peak_tree_pss_kib, sampler.peak_process_kib) * KIB_TO_MB,
             max_rss_mb=usage.ru_maxrss * KIB_TO_MB,  # KiB on Linux
             peak_process_mb=sampler.peak_process_kib * KIB_TO_MB,
             returncode=process.returncode,
@@ -556,22 +570,23 @@ def render_report(machine: Dict[str, object], corpora: List[Corpus], jobs: List[
     for job in jobs:
         if not job.measurements:
             rows.append([job.corpus.name, job.tool, f"{job.corpus.files:,}", f"{job.corpus.lines:,}", "0",
-                         "", "", "", "", job.status()])
+                         "", "", "", "", "", job.status()])
             continue
         rows.append([
             job.corpus.name, job.tool, f"{job.corpus.files:,}", f"{job.corpus.lines:,}", str(len(job.measurements)),
-            f"{job.median('wall_s'):.2f}", f"{job.median('cpu_s'):.2f}", f"{job.median('peak_tree_mb'):.0f}",
+            f"{job.median('wall_s'):.2f}", f"{job.median('cpu_s'):.2f}", f"{job.median('peak_tree_pss_mb'):.0f}",
+            f"{job.median('peak_tree_mb'):.0f}",
             f"{job.median('max_rss_mb'):.0f}", job.status(),
         ])
     out += ["", "## Runs (medians)", "", markdown_table(
-        ["corpus", "tool", "files", "lines", "runs", "wall s", "CPU s", "peak MB (tree)", "max RSS MB (1 process)",
-         "status"], rows, "llrrrrrrrl")]
+        ["corpus", "tool", "files", "lines", "runs", "wall s", "CPU s", "peak MB (tree, PSS)", "peak MB (tree, RSS)",
+         "max RSS MB (1 process)", "status"], rows, "llrrrrrrrrl")]
     ratio_rows = []
     for corpus in corpora:
         figures = ratios([job for job in jobs if job.corpus is corpus])
         tools = {job.tool for job in jobs if job.corpus is corpus}
         warm = figures["torchlint_warm_wall_s"]
-        peak = max((job.median("peak_tree_mb") for job in jobs if job.corpus is corpus and job.ok and
+        peak = max((job.median("peak_tree_pss_mb") for job in jobs if job.corpus is corpus and job.ok and
                     job.tool in (TORCHLINT_COLD, TORCHLINT_WARM)), default=None)
         ratio_rows.append([
             corpus.name,
@@ -586,7 +601,7 @@ def render_report(machine: Dict[str, object], corpora: List[Corpus], jobs: List[
         ])
     out += ["", "## Ratios (median wall time)", "", markdown_table(
         ["corpus", "torchlint cold / ruff default output (want ≤ 1.0)", "torchlint cold / ruff concise",
-         "torchfix / torchlint cold (want ≥ 30)", "torchlint warm wall", "torchlint peak MB, tree (want < 200)"],
+         "torchfix / torchlint cold (want ≥ 30)", "torchlint warm wall", "torchlint peak MB, tree PSS (want < 200)"],
         ratio_rows, "lrrrrr")]
     if lsp is not None:
         out += ["", "## Language server: didChange -> publishDiagnostics", ""]

@@ -165,6 +165,7 @@ def lint_source(text: str, path: str, rules: Sequence[Type],
         sparse = sparse_program(text, tree, loops)
         if sparse is not None:
             program, statement_lines = sparse
+    del tree, loops  # CPython's tree of a big file weighs tens of megabytes: gone before LibCST's is built
     try:
         module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(program)
     except cst.ParserSyntaxError as error:

@@ -24,12 +24,21 @@ from torchlint.model import Diagnostic
 
 # Below this much text to analyse, starting worker processes costs more than it saves.
 POOL_MIN_CHARS = 256 * 1024
+# Files over this size are analysed in this process after the pool has finished (see _analyse_all).
+BIG_FILE_CHARS = 200 * 1024
 
 
 @dataclass(frozen=True)
 class Task:
     path: Path
     codes: Tuple[str, ...]
+
+
+def _result(shown: str, diagnostics: list, problems, source, program) -> LintResult:
+    """A file's result; its text is kept only when findings will quote it (a run holds thousands of files)."""
+    if not diagnostics:
+        return LintResult(shown, (), tuple(problems))
+    return LintResult(shown, tuple(diagnostics), tuple(problems), source, program)
 
 
 # (task index, path shown, program text, rule codes, cache key)
@@ -68,7 +77,7 @@ def lint_files(
             advance()
             continue
         if program is None or skipped_unparsed(program.text):
-            results[index] = LintResult(shown, source=source, program=program)
+            results[index] = LintResult(shown)  # nothing to quote: the text is not kept
             advance()
             continue
         key = None
@@ -76,7 +85,7 @@ def lint_files(
             key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
             found = cache.get(key, shown)
             if found is not None:
-                results[index] = LintResult(shown, tuple(program.to_file(found)), (), source, program)
+                results[index] = _result(shown, program.to_file(found), (), source, program)
                 advance()
                 continue
         programs[index] = (source, program)
@@ -87,7 +96,7 @@ def lint_files(
         source, program = programs[index]
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics)
-        results[index] = LintResult(shown, tuple(program.to_file(diagnostics)), tuple(problems), source, program)
+        results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
         advance()
     return [result for result in results if result is not None]
 
@@ -105,6 +114,17 @@ def _analyse_all(jobs: List[_Job], processes: int):
     if workers < 2 or (not processes and sum(len(job[2]) for job in jobs) < POOL_MIN_CHARS):
         for job in jobs:
             yield job, _analyse(job)
+        return
+    # A big file's trees take over a hundred megabytes: those are analysed here once the workers are
+    # gone, one at a time, so the memory of the whole run stays that of one big file.
+    big = [job for job in jobs if len(job[2]) > BIG_FILE_CHARS]
+    yield from _on_pool([job for job in jobs if len(job[2]) <= BIG_FILE_CHARS], workers)
+    for job in big:
+        yield job, _analyse(job)
+
+
+def _on_pool(jobs: List[_Job], workers: int):
+    if not jobs:
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
