@@ -111,7 +111,7 @@ def _simple(v, method: bool):
         "pass",
         "continue",
         "break",
-        f"for p in params: p.grad = None",
+        "for p in params: p.grad = None",
         f"del {l}",
         f"{o}.step(); {o}.zero_grad()",
         f"{l}.backward(); {o}.step()",

@@ -171,7 +171,7 @@ def _check_command(argv: List[str]) -> int:
         respect = root.respect_gitignore if overrides.respect_gitignore is None else overrides.respect_gitignore
 
         def excluded(path: Path, is_dir: bool) -> bool:
-            return resolver.for_folder(path.parent.resolve()).is_excluded(path, is_dir)
+            return resolver.for_entry(path).is_excluded(path, is_dir)
 
         tasks = []
         for item in discover(paths, respect_gitignore=respect, excluded=excluded):
@@ -179,7 +179,7 @@ def _check_command(argv: List[str]) -> int:
                 print(f"error: {item.path}: no such file or folder", file=sys.stderr)
                 run.errors += 1
                 continue
-            tasks.append(Task(item, resolver.for_path(item).codes_for(item, overrides)))
+            tasks.append(Task(item, resolver.for_entry(item).codes_for(item, overrides)))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR

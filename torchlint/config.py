@@ -184,11 +184,19 @@ class SettingsResolver:
 
     def __init__(self, config_file: Optional[Path] = None) -> None:
         self._by_folder: Dict[Path, Settings] = {}
+        self._by_parent: Dict[Path, Settings] = {}  # by the folder as spelled: no resolve() per file
         self._forced = load_settings(config_file) if config_file is not None else None
 
     def for_path(self, path: Path) -> Settings:
         folder = path if path.is_dir() else path.parent
         return self.for_folder(folder.resolve())
+
+    def for_entry(self, path: Path) -> Settings:
+        """The settings of the folder holding `path` (a file or folder found by a walk)."""
+        settings = self._by_parent.get(path.parent)
+        if settings is None:
+            settings = self._by_parent[path.parent] = self.for_folder(path.parent.resolve())
+        return settings
 
     def for_folder(self, folder: Path) -> Settings:
         if self._forced is not None:
