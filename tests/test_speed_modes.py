@@ -112,3 +112,15 @@ def test_fixing_gives_the_same_files_with_and_without_the_speed_ups(tmp_path):
 def test_jobs_must_be_a_whole_number():
     result = run("examples", "--jobs", "many", env={})
     assert result.returncode == 2 and "expected a whole number" in result.stderr
+
+
+def test_a_file_without_training_loops_is_linted_without_importing_libcst_or_rich(tmp_path):
+    (tmp_path / "data.py").write_text("import torch\n\nx = torch.zeros(3, requires_grad=True)\n")
+    (tmp_path / "eval.py").write_text("def score(model, x):\n    return model(x).grad_fn is None\n")
+    blocked = ["-c", "import sys, runpy; sys.modules['libcst'] = sys.modules['rich'] = None; "
+                     "sys.argv[0] = 'torchlint'; runpy.run_module('torchlint', run_name='__main__')"]
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("TORCHLINT_")}
+    result = subprocess.run([sys.executable, *blocked, "data.py", "eval.py", "--no-cache"], cwd=str(tmp_path),
+                            capture_output=True, text=True, env=environment, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "All checks passed." in result.stdout

@@ -4,4 +4,5 @@ import sys
 
 from torchlint.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # worker processes started by `spawn` (macOS, Windows) import this module too
+    sys.exit(main())

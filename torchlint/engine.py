@@ -415,16 +415,3 @@ def load_program(path: Path, source: SourceText) -> Optional[Program]:
     except NotebookError as error:
         raise UnreadableFile(f"{path}: {error}") from None
     return Program(notebook.source, notebook) if notebook.is_python else None
-
-
-def lint_path(path: Path, rules: Sequence[Type], display: Optional[str] = None) -> LintResult:
-    shown = display or str(path)
-    try:
-        source = read_source(path)
-        program = load_program(path, source)
-    except UnreadableFile as error:
-        return LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
-    if program is None:
-        return LintResult(shown, source=source)
-    diagnostics, problems = lint_source(program.text, shown, rules)
-    return LintResult(shown, tuple(program.to_file(diagnostics)), tuple(problems), source, program)
