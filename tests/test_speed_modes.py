@@ -124,3 +124,19 @@ def test_a_file_without_training_loops_is_linted_without_importing_libcst_or_ric
                             capture_output=True, text=True, env=environment, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "All checks passed." in result.stdout
+
+
+def test_big_files_handed_back_by_the_workers_give_the_same_findings(tmp_path):
+    bug = (REPO / "examples" / "finetune_accumulation.py").read_text(encoding="utf-8")
+    filler = "".join(f"def helper_{n}(x):\n    y = x * {n}\n    return y.grad(x)\n\n\n" for n in range(4000))
+    (tmp_path / "big_with_loop.py").write_text(bug + "\n\n" + filler, encoding="utf-8")  # over 200 KB
+    (tmp_path / "huge_without_loop.py").write_text(filler * 3, encoding="utf-8")  # over 512 KB
+    for name in ("amp_trainer.py", "reset_mistakes.py", "lr_schedule.py"):
+        shutil.copy(REPO / "examples" / name, tmp_path / name)
+    assert (tmp_path / "big_with_loop.py").stat().st_size > 200 * 1024
+    assert (tmp_path / "huge_without_loop.py").stat().st_size > 512 * 1024
+    plain = findings(run(".", "--output-format", "json", "--no-cache", "-j", "1", cwd=tmp_path,
+                         env={"TORCHLINT_NO_PREFILTER": "1"}))
+    pooled = findings(run(".", "--output-format", "json", "--no-cache", "-j", "2", cwd=tmp_path, env={}))
+    assert pooled == plain
+    assert any(d["path"] == "big_with_loop.py" for d in plain)

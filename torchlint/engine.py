@@ -137,11 +137,17 @@ def read_source(path: Path) -> SourceText:
     return decode_source(read_bytes(path), str(path))
 
 
-def lint_source(text: str, path: str, rules: Sequence[Type],
-                parser: Optional["IncrementalParser"] = None) -> Tuple[List[Diagnostic], List[Problem]]:
+class ParseDeferred(Exception):
+    """Raised by `lint_source(..., parse_limit=N)` instead of building LibCST's tree of a text over N characters."""
+
+
+def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["IncrementalParser"] = None,
+                parse_limit: Optional[int] = None) -> Tuple[List[Diagnostic], List[Problem]]:
     """Findings for one source text; rule crashes come back as problems.
 
     `parser`: an `IncrementalParser` that parsed earlier versions of this text (the language server's).
+    `parse_limit`: raise `ParseDeferred` rather than parse a longer text (whose tree would take
+    over a hundred megabytes) with LibCST; what needs no parse is still answered.
     """
     if skipped_unparsed(text):
         return [], []
@@ -170,6 +176,8 @@ def lint_source(text: str, path: str, rules: Sequence[Type],
         if sparse is not None:
             program, statement_lines = sparse
     del tree, loops  # CPython's tree of a big file weighs tens of megabytes: gone before LibCST's is built
+    if parse_limit is not None and len(text) > parse_limit:
+        raise ParseDeferred(path)
     try:
         module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(program)
     except cst.ParserSyntaxError as error:

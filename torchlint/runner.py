@@ -11,6 +11,7 @@ finishes in, so output never depends on scheduling.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from dataclasses import dataclass
@@ -24,8 +25,10 @@ from torchlint.model import Diagnostic
 
 # Below this much text to analyse, starting worker processes costs more than it saves.
 POOL_MIN_CHARS = 256 * 1024
-# Files over this size are analysed in this process after the pool has finished (see _analyse_all).
+# Files over BIG_FILE_CHARS that need LibCST, and every file over HUGE_FILE_CHARS, are analysed in
+# this process after the pool has finished (see _analyse_all).
 BIG_FILE_CHARS = 200 * 1024
+HUGE_FILE_CHARS = 512 * 1024
 
 
 @dataclass(frozen=True)
@@ -101,11 +104,16 @@ def lint_files(
     return [result for result in results if result is not None]
 
 
-def _analyse(job: _Job) -> _Outcome:
+def _analyse(job: _Job, parse_limit: Optional[int] = None) -> Optional[_Outcome]:
+    """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`)."""
+    from torchlint.engine import ParseDeferred
     from torchlint.rules import rules_by_codes
 
     _, shown, text, codes, _ = job
-    return lint_source(text, shown, rules_by_codes(codes))
+    try:
+        return lint_source(text, shown, rules_by_codes(codes), parse_limit=parse_limit)
+    except ParseDeferred:
+        return None
 
 
 def _analyse_all(jobs: List[_Job], processes: int):
@@ -115,27 +123,52 @@ def _analyse_all(jobs: List[_Job], processes: int):
         for job in jobs:
             yield job, _analyse(job)
         return
-    # A big file's trees take over a hundred megabytes: those are analysed here once the workers are
-    # gone, one at a time, so the memory of the whole run stays that of one big file.
-    big = [job for job in jobs if len(job[2]) > BIG_FILE_CHARS]
-    yield from _on_pool([job for job in jobs if len(job[2]) <= BIG_FILE_CHARS], workers)
-    for job in big:
-        yield job, _analyse(job)
+    # A big file's LibCST tree takes over a hundred megabytes: workers hand such files back once they
+    # know a parse is needed, and they are analysed here after the workers are gone, one at a time,
+    # so the memory of the whole run stays that of one big file. Huge files never go to a worker.
+    huge = [job for job in jobs if len(job[2]) > HUGE_FILE_CHARS]
+    deferred: List[_Job] = []
+    for job, outcome in _on_pool([job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS], workers):
+        if outcome is None:
+            deferred.append(job)
+        else:
+            yield job, outcome
+    if deferred or huge:
+        importlib.import_module("torchlint.rules")  # imported once here, inherited by each process forked below
+    for job in deferred + huge:
+        yield job, _in_own_process(job)
+
+
+def _in_own_process(job: _Job) -> _Outcome:
+    """Analyse one big file in a process of its own: its memory goes back to the system when it ends."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
+            return pool.submit(_analyse, job).result()
+    except BrokenProcessPool:
+        return _analyse(job)
+
+
+def _context():
+    """fork where it is safe (Linux): workers start at once and inherit what is imported."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
 
 
 def _on_pool(jobs: List[_Job], workers: int):
     if not jobs:
         return
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    # fork: workers start at once and inherit what is imported; elsewhere the platform default.
-    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
     remaining = {id(job): job for job in jobs}
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(_analyse, job): job for job in sorted(jobs, key=lambda j: -len(j[2]))}
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+            largest_first = sorted(jobs, key=lambda j: -len(j[2]))
+            futures = {pool.submit(_analyse, job, BIG_FILE_CHARS): job for job in largest_first}
             for future in as_completed(futures):
                 job = futures[future]
                 outcome = future.result()
