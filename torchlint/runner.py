@@ -23,8 +23,9 @@ from torchlint.engine import LintResult, Problem, UnreadableFile, lint_source, l
     skipped_unparsed
 from torchlint.model import Diagnostic
 
-# Below this much text to analyse, starting worker processes costs more than it saves.
+# Below this much text, and this many files, to analyse, starting workers costs more than it saves.
 POOL_MIN_CHARS = 256 * 1024
+POOL_MIN_FILES = 48
 # Files over BIG_FILE_CHARS that need LibCST, and every file over HUGE_FILE_CHARS, are analysed in
 # this process after the pool has finished (see _analyse_all).
 BIG_FILE_CHARS = 200 * 1024
@@ -119,7 +120,8 @@ def _analyse(job: _Job, parse_limit: Optional[int] = None) -> Optional[_Outcome]
 def _analyse_all(jobs: List[_Job], processes: int):
     """(job, outcome) for every job: on a process pool when asked or when it pays, else here in order."""
     workers = min(processes or available_cpus(), len(jobs))
-    if workers < 2 or (not processes and sum(len(job[2]) for job in jobs) < POOL_MIN_CHARS):
+    enough = len(jobs) >= POOL_MIN_FILES or sum(len(job[2]) for job in jobs) >= POOL_MIN_CHARS
+    if workers < 2 or (not processes and not enough):
         for job in jobs:
             yield job, _analyse(job)
         return
