@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from torchlint import __version__
+from torchlint import __version__, env_flag
 from torchlint.text import split_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -102,7 +102,7 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="use this pyproject.toml or torchlint.toml for every file")
     parser.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from standard input (`-`)")
     parser.add_argument("--statistics", action="store_true", help="count findings per rule instead of listing them")
-    parser.add_argument("--no-cache", action="store_true", default=bool(os.environ.get("TORCHLINT_NO_CACHE")),
+    parser.add_argument("--no-cache", action="store_true", default=env_flag("TORCHLINT_NO_CACHE"),
                         help="analyse every file; neither read nor write the cache (or set TORCHLINT_NO_CACHE=1)")
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="where to keep the cache (default: $TORCHLINT_CACHE_DIR, else ./.torchlint_cache)")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import ast
 import io
-import os
 import re
 import stat
 import tokenize
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Type
 
+from torchlint import env_flag
 from torchlint.model import ERROR, Diagnostic
 from torchlint.text import split_lines
 
@@ -215,7 +215,7 @@ def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["I
 
 def prefiltering() -> bool:
     """False when `$TORCHLINT_NO_PREFILTER` asks for every file to be parsed and analysed."""
-    return not os.environ.get(_NO_PREFILTER_ENV)
+    return not env_flag(_NO_PREFILTER_ENV)
 
 
 def skipped_unparsed(text: str) -> bool:

@@ -5,7 +5,9 @@ in this process, so a run whose files all fail the prefilter or hit the cache
 never imports LibCST. The files left are analysed on a pool of processes (one
 per CPU by default) when there is enough work to repay starting it, largest
 first so that one big file does not finish last; otherwise here, in order.
-Results come back in the order of the tasks, whatever order the pool
+A file whose LibCST tree would take over a hundred megabytes is analysed
+alone, after the pool, in a process of its own, so a run's memory stays that
+of its biggest file. Results come back in the order of the tasks, whatever order the pool
 finishes in, so output never depends on scheduling.
 """
 
@@ -97,7 +99,7 @@ def lint_files(
 
     for job, (diagnostics, problems) in _analyse_all(pending, jobs):
         index, shown, _, _, key = job
-        source, program = programs[index]
+        source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics)
         results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
