@@ -36,7 +36,6 @@ _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torch
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-
 def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
     """(text with what the analysis cannot see blanked, first line of each module-level statement kept);
     None when nothing can be left out, or when a loop outside a function needs the whole module."""
@@ -51,10 +50,13 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for function in holders:
         known.update(_IDENTIFIER.findall("".join(lines[_first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
-    for node in ast.walk(tree):
-        if isinstance(node, _FUNCTIONS) and node.name in known and id(node) not in whole:
-            whole.add(id(node))
-            known.update(_IDENTIFIER.findall("".join(lines[_first_line(node) - 1:node.end_lineno])))
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:  # the helpers a loop may call, by name: kept whole too
+        statement = pending.pop()
+        if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
+            whole.add(id(statement))
+            known.update(_IDENTIFIER.findall("".join(lines[_first_line(statement) - 1:statement.end_lineno])))
+        pending.extend(_children(statement))
     blanker = _Blanker(lines, whole, _needed_bindings(tree, whole, known))
     kept_top = blanker.block(tree.body, top=True)
     if not blanker.blanked:
