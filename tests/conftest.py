@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,27 @@ REPO = Path(__file__).resolve().parent.parent
 # No test writes a cache into the checkout: the session's cache lives in a temporary folder.
 _SESSION_CACHE = tempfile.mkdtemp(prefix="torchlint-test-cache-")
 os.environ["TORCHLINT_CACHE_DIR"] = _SESSION_CACHE
+
+# A gradient-accumulation loop with one bug: the mean loss is not divided (TL003 at line 3, column 5).
+ACCUMULATION_BUG = textwrap.dedent(
+    """\
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        loss.backward()
+        if (i + 1) % accum == 0 or (i + 1) == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+    """
+)
+ACCUMULATION_FIXED_LINE = "    loss = loss / accum"  # what --fix inserts before the backward
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
 
 MODES = {
     "pool+cache": {"TORCHLINT_JOBS": "2"},

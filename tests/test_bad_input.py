@@ -13,27 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE, REPO, write
 
-BUG = textwrap.dedent(
-    """\
-    for i, (x, y) in enumerate(loader):
-        loss = criterion(model(x), y)
-        loss.backward()
-        if (i + 1) % accum == 0 or (i + 1) == len(loader):
-            optimizer.step()
-            optimizer.zero_grad()
-    """
-)  # TL003 at line 3, column 5
-FIXED_LINE = "    loss = loss / accum"
+BUG, FIXED_LINE = ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE  # TL003 at line 3, column 5
 POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX file types")
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def found(result) -> list:

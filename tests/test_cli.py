@@ -12,7 +12,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from conftest import REPO
+from conftest import REPO, write
 
 EXAMPLE_BUGS = {
     ("multi_head_training.py", "TL001"),
@@ -50,13 +50,6 @@ CLEAN = textwrap.dedent(
         optimizer.step()
     """
 )
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def findings(result) -> list:

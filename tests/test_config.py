@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from conftest import write
 
 BUG = textwrap.dedent(
     """\
@@ -16,13 +17,6 @@ BUG = textwrap.dedent(
             optimizer.zero_grad()
     """
 )
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def codes(result) -> list:

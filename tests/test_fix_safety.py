@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import textwrap
 
 import libcst as cst
 import pytest
@@ -15,18 +14,9 @@ from torchlint.engine import SourceText, lint_source
 from torchlint.fix import WriteRefused, fix_source, write_atomically
 from torchlint.model import SAFE, Edit, Fix
 from torchlint.rules import ALL_RULES, Finding, Rule
+from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE
 
-BUG = textwrap.dedent(
-    """\
-    for i, (x, y) in enumerate(loader):
-        loss = criterion(model(x), y)
-        loss.backward()
-        if (i + 1) % accum == 0 or (i + 1) == len(loader):
-            optimizer.step()
-            optimizer.zero_grad()
-    """
-)
-FIXED_LINE = "    loss = loss / accum"
+BUG, FIXED_LINE = ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE  # TL003 at line 3, column 5
 
 
 def test_fix_keeps_crlf_line_endings(torchlint, tmp_path):

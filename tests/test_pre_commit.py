@@ -5,22 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-from conftest import REPO
+from conftest import ACCUMULATION_BUG, REPO
 
-BUGGY = textwrap.dedent(
-    """\
-    for i, (x, y) in enumerate(loader):
-        loss = criterion(model(x), y)
-        loss.backward()
-        if (i + 1) % accum == 0 or (i + 1) == len(loader):
-            optimizer.step()
-            optimizer.zero_grad()
-    """
-)
+BUGGY = ACCUMULATION_BUG
 FIXED = BUGGY.replace("    loss.backward()\n", "    loss = loss / accum\n    loss.backward()\n")
 
 
