@@ -5,10 +5,11 @@ Built once per file by the engine and shared by every rule.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from torchlint.loops import Site, TrainingLoop, find_training_loops
 from torchlint.model import SAFE, Edit, Fix
@@ -61,7 +62,7 @@ class FileContext:
             if node in positions:
                 return positions[node]
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = positions_of(self.module)
         return self._positions[node]
 
     def _nodes_of(self, top: cst.CSTNode) -> set:
@@ -77,13 +78,12 @@ class FileContext:
                 tops.append(loop.top_statement)
         return tops
 
-    def _statement_positions(self, top: cst.CSTNode) -> "_ShiftedPositions":
+    def _statement_positions(self, top: cst.CSTNode) -> "Positions":
         cached = self._scoped.get(id(top))
         if cached is None:
             before_lines = self._lines_before(top)
             alone = self.module.with_changes(body=(top,), header=(), footer=())
-            resolved = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-            cached = self._scoped[id(top)] = _ShiftedPositions(resolved, before_lines)
+            cached = self._scoped[id(top)] = positions_of(alone, before_lines)
         return cached
 
     def _lines_before(self, top: cst.CSTNode) -> int:
@@ -180,19 +180,85 @@ class FileContext:
         return self.span(site.node)[0]
 
 
-class _ShiftedPositions:
-    """Positions of a statement resolved on its own, moved down to its place in the file."""
+def positions_of(module: cst.Module, offset: int = 0) -> "Positions":
+    """Every node's range, as LibCST's `PositionProvider` gives it, at a fraction of its cost.
 
-    def __init__(self, positions, offset: int) -> None:
-        self._positions = positions
+    `MetadataWrapper.resolve(PositionProvider)` walks the whole tree with a
+    visitor before generating its code, and builds two frozen dataclasses per
+    node under a generator-based context manager. Here only the code generation
+    runs, and it records plain tuples; a `CodeRange` is built for the few
+    nodes asked for. The ranges are the same (tests/test_context.py compares
+    them). A LibCST whose code generation does not fit this falls back to its
+    own provider.
+    """
+    spans: Dict[int, Tuple[int, int, int, int]] = {}
+    try:
+        module._codegen(_PositionState(default_indent=module.default_indent, default_newline=module.default_newline,
+                                       provider=None, spans=spans))
+    except (AttributeError, TypeError):
+        resolved = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        spans = {id(node): (r.start.line, r.start.column, r.end.line, r.end.column) for node, r in resolved.items()}
+    return Positions(module, spans, offset)
+
+
+class Positions:
+    """Node -> CodeRange, `offset` lines further down than where they were generated."""
+
+    def __init__(self, module: cst.Module, spans: Dict[int, Tuple[int, int, int, int]], offset: int) -> None:
+        self._module = module  # keeps every node alive, so no id is reused while the spans are
+        self._spans = spans
         self._offset = offset
 
     def __contains__(self, node: cst.CSTNode) -> bool:
-        return node in self._positions
+        return id(node) in self._spans
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        code_range = self._positions[node]
-        return CodeRange(
-            CodePosition(code_range.start.line + self._offset, code_range.start.column),
-            CodePosition(code_range.end.line + self._offset, code_range.end.column),
-        )
+        line, column, end_line, end_column = self._spans[id(node)]
+        return CodeRange(CodePosition(line + self._offset, column), CodePosition(end_line + self._offset, end_column))
+
+
+class _PositionState(PositionProvidingCodegenState):
+    """LibCST's position-recording code generation state, recording (line, column, end line, end column)."""
+
+    def __init__(self, *, spans: Dict[int, Tuple[int, int, int, int]], **fields: object) -> None:
+        super().__init__(**fields)
+        self.spans = spans
+        self.starts: List[Tuple[int, int]] = []
+
+    def _update_position(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            super()._update_position(value)
+        else:
+            self.column += len(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self.starts.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        line, column = self.starts.pop()
+        if id(node) not in self.spans:  # a range recorded inside the node's own generation stands
+            self.spans[id(node)] = (line, column, self.line, self.column)
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+                                  end_node: Optional[cst.CSTNode] = None) -> "_Syntactic":
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class _Syntactic:
+    """`with state.record_syntactic_position(node, ...)`: the node's range without its surrounding whitespace."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: _PositionState, node: cst.CSTNode, start_node: Optional[cst.CSTNode],
+                 end_node: Optional[cst.CSTNode]) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = (self.state.line, self.state.column)
+
+    def __exit__(self, *exc_info: object) -> None:
+        state = self.state
+        spans = state.spans
+        start = spans[id(self.start_node)][:2] if self.start_node is not None else self.start
+        end = spans[id(self.end_node)][2:] if self.end_node is not None else (state.line, state.column)
+        spans[id(self.node)] = start + end

@@ -4,8 +4,10 @@ Parsing is most of torchlint's time, and in most files that hold a training
 loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
-  the loop in it), and of every function whose name occurs there (the
-  helpers a loop may call to reset gradients);
+  the loop in it), and of every function whose name occurs there and whose
+  text has `grad` in it (the helpers a loop may call to reset gradients: the
+  analysis reads a helper's body only to find `zero_grad()`, `p.grad = None`
+  or `p.grad.zero_()` in it);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
   and their annotated parameters, wherever they are.
@@ -51,11 +53,13 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
         known.update(_IDENTIFIER.findall("".join(lines[_first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
     pending: List[ast.stmt] = list(tree.body)
-    while pending:  # the helpers a loop may call, by name: kept whole too
+    while pending:  # the helpers named there that may reset gradients: kept whole too
         statement = pending.pop()
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
-            whole.add(id(statement))
-            known.update(_IDENTIFIER.findall("".join(lines[_first_line(statement) - 1:statement.end_lineno])))
+            helper = "".join(lines[_first_line(statement) - 1:statement.end_lineno])
+            if "grad" in helper:  # every reset loops._ResetFinder knows spells `grad`
+                whole.add(id(statement))
+                known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))
     blanker = _Blanker(lines, whole, _needed_bindings(tree, whole, known))
     kept_top = blanker.block(tree.body, top=True)
