@@ -16,7 +16,7 @@ import tokenize
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Type, Union
 
 from torchlint import env_flag
 from torchlint.model import ERROR, Diagnostic
@@ -149,14 +149,28 @@ def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["I
     `parse_limit`: raise `ParseDeferred` rather than parse a longer text (whose tree would take
     over a hundred megabytes) with LibCST; what needs no parse is still answered.
     """
+    screened = screen(text, path, parser)
+    if not isinstance(screened, Screened):
+        return screened
+    return analyse(screened, path, rules, parser, parse_limit)
+
+
+@dataclass(frozen=True)
+class Screened:
+    """A text that may hold a training loop: `text` (large data blanked), `program`, what LibCST is to
+    parse of it (`torchlint.sparse`), and the first line of each of the module's statements, if known."""
+
+    text: str
+    program: str
+    statement_lines: Optional[List[int]]
+
+
+def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
+           ) -> Union[Screened, Tuple[List[Diagnostic], List[Problem]]]:
+    """What LibCST must parse of `text`; or the outcome, when it need not parse anything. Never imports LibCST."""
     if skipped_unparsed(text):
         return [], []
     filtering = prefiltering()
-    import libcst as cst
-
-    from torchlint.context import FileContext
-    from torchlint.rules import SYNTAX_ERROR
-
     if filtering and LARGE_FILE_BYTES < len(text) <= AST_FIRST_BYTES and not _candidate_loops_in(text):
         return [], []  # the loop gate is cheaper than finding the data statements to blank
     if len(text) > LARGE_FILE_BYTES:
@@ -175,11 +189,22 @@ def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["I
         sparse = sparse_program(text, tree, loops)
         if sparse is not None:
             program, statement_lines = sparse
-    del tree, loops  # CPython's tree of a big file weighs tens of megabytes: gone before LibCST's is built
+    return Screened(text, program, statement_lines)
+
+
+def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Optional["IncrementalParser"] = None,
+            parse_limit: Optional[int] = None) -> Tuple[List[Diagnostic], List[Problem]]:
+    """Parse what `screen` kept and run the rules on it (see `lint_source`)."""
+    import libcst as cst
+
+    from torchlint.context import FileContext
+    from torchlint.rules import SYNTAX_ERROR
+
+    text, statement_lines = screened.text, screened.statement_lines
     if parse_limit is not None and len(text) > parse_limit:
         raise ParseDeferred(path)
     try:
-        module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(program)
+        module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(screened.program)
     except cst.ParserSyntaxError as error:
         message, line, column = _python_syntax_error(text) or (
             f"SyntaxError: {error.message}", max(error.raw_line, 1), error.raw_column + 1)
