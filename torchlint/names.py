@@ -15,6 +15,8 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
+
 TORCH_LOSS_CLASSES = frozenset(
     {
         "L1Loss", "MSELoss", "CrossEntropyLoss", "CTCLoss", "NLLLoss", "NLLLoss2d",
@@ -283,15 +285,6 @@ class _Collector:
             self.names.bindings.setdefault(name, []).append(Binding(value))
 
 
-# Methods that return the module they are called on.
-_SAME_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train", "eval"})
-# Wrappers whose parameters are the wrapped module's: `DDP(model)`, `torch.compile(model)`.
-_MODULE_WRAPPERS = frozenset(
-    {"DistributedDataParallel", "DataParallel", "DDP", "FullyShardedDataParallel", "FSDP", "compile",
-     "convert_sync_batchnorm"}
-)
-
-
 def _wrapped_name(binding: Binding) -> Optional[str]:
     """The name a binding refers to again: `model` in `model.to(device)`, `DDP(model)` or `model`."""
     value = binding.value
@@ -309,11 +302,11 @@ def _wrapped_name(binding: Binding) -> Optional[str]:
     if not isinstance(value, cst.Call):
         return None
     func = value.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _SAME_MODULE_METHODS:
+    if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
         return dotted_name(func.value)
     callee = dotted_name(func)
     first = positional(value, 0)
-    if callee is None or first is None or last_component(callee) not in _MODULE_WRAPPERS:
+    if callee is None or first is None or last_component(callee) not in MODULE_WRAPPERS:
         return None
     return dotted_name(first)
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.cache import Cache
-from torchlint.engine import LintResult, Problem, UnreadableFile, lint_source, load_program, read_source, \
-    skipped_unparsed
+from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, lint_source, load_program, \
+    read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
 
 # Below this much text, and this many files, to analyse, starting workers costs more than it saves.
@@ -132,7 +132,8 @@ def _analyse_all(jobs: List[_Job], processes: int):
     # so the memory of the whole run stays that of one big file. Huge files never go to a worker.
     huge = [job for job in jobs if len(job[2]) > HUGE_FILE_CHARS]
     deferred: List[_Job] = []
-    for job, outcome in _on_pool([job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS], workers):
+    pool = _on_relay if _context() is not None else _on_pool
+    for job, outcome in pool([job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS], workers):
         if outcome is None:
             deferred.append(job)
         else:
@@ -183,3 +184,162 @@ def _on_pool(jobs: List[_Job], workers: int):
         for job in jobs:
             if id(job) in remaining:
                 yield job, _analyse(job)
+
+
+def _on_relay(jobs: List[_Job], workers: int):
+    """(job, outcome) for every job, from `workers` forked processes that share one import of LibCST.
+
+    Importing LibCST and the rules takes a fifth of a second, as long as the analysis of a
+    hundred files. The first worker is forked from this process and imports them while this
+    process screens the smallest jobs (CPython's parse, the loop gate, the sparse program:
+    `torchlint.engine.screen`, no LibCST) and hands over those that need a parse; once it has
+    imported them, the first worker forks the others, which inherit them. Every process
+    takes the next job, largest first, from a counter they share (the workers take what
+    was handed over first), so that a big file is not left to the end; workers answer on
+    a pipe each, so a worker that dies is noticed and the jobs it did not answer are
+    analysed here.
+    """
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    context = multiprocessing.get_context("fork")
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][2]))
+    shared = _Shared(order, context.RawValue("i", 0), context.Lock(), context.RawValue("b", 0),
+                     context.Queue(), [context.Pipe(duplex=False) for _ in range(workers)])
+    first = context.Process(target=_relay_worker, args=(jobs, shared, 0), name="torchlint-0")
+    first.start()
+    for _, writer in shared.pipes:
+        writer.close()
+    unanswered = set(range(len(jobs)))
+    handed_over = finished = False
+    try:
+        while not shared.warm.value:  # screen jobs here while the first worker imports
+            position = shared.take()
+            if position is None:
+                break
+            job = jobs[position]
+            screened = screen(job[2], job[1])
+            if not isinstance(screened, Screened):
+                unanswered.discard(position)
+                yield job, screened
+            elif len(job[2]) > BIG_FILE_CHARS:
+                unanswered.discard(position)
+                yield job, None  # analysed after the workers, in a process of its own
+            else:
+                program = None if screened.program is job[2] else screened.program
+                shared.handed.put((position, program, screened.statement_lines))
+        _end_hand_over(shared, workers)
+        handed_over = True
+        readers = [reader for reader, _ in shared.pipes]
+        while readers:
+            for reader in wait(readers):
+                try:
+                    position, outcome = reader.recv()
+                except (EOFError, OSError):  # the worker is gone: it has answered all it will
+                    readers.remove(reader)
+                    reader.close()
+                    continue
+                if position in unanswered:
+                    unanswered.discard(position)
+                    yield jobs[position], outcome
+        first.join()
+        finished = True
+    finally:
+        if not finished:  # stopped early: the workers finish the job in hand and leave
+            shared.take_all()
+            if not handed_over:
+                _end_hand_over(shared, workers)
+            for reader, _ in shared.pipes:
+                reader.close()  # a worker sending an answer is told at once that nobody listens
+        shared.handed.close()
+        shared.handed.cancel_join_thread()
+    for position in sorted(unanswered):  # what a worker that died took, or never answered
+        yield jobs[position], _analyse(jobs[position])
+
+
+class _Shared:
+    """What the relay's processes share: the jobs' order, largest first, and `taken`, how many of
+    them have been taken; `warm` once LibCST is imported; `handed`, the jobs screened in the main
+    process (position, sparse program or None, statement lines), then one None per worker; a
+    pipe per worker for its answers (position, outcome)."""
+
+    def __init__(self, order, taken, lock, warm, handed, pipes) -> None:
+        self.order, self.taken, self.lock, self.warm, self.handed, self.pipes = order, taken, lock, warm, handed, pipes
+
+    def take(self) -> Optional[int]:
+        """The position in the jobs of the next job, None when all are taken."""
+        with self.lock:
+            taken = self.taken.value
+            if taken >= len(self.order):
+                return None
+            self.taken.value = taken + 1
+            return self.order[taken]
+
+    def take_all(self) -> None:
+        with self.lock:
+            self.taken.value = len(self.order)
+
+
+def _end_hand_over(shared: _Shared, workers: int) -> None:
+    for _ in range(workers):
+        shared.handed.put(None)
+
+
+def _relay_worker(jobs: List[_Job], shared: _Shared, me: int) -> None:
+    import queue
+    import signal
+
+    from torchlint.engine import ParseDeferred, analyse
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the main process, which stops the workers
+    for reader, _ in shared.pipes:
+        reader.close()
+    if me == 0:
+        importlib.import_module("torchlint.rules")
+        shared.warm.value = 1
+        context = _context()
+        for other in range(1, len(shared.pipes)):
+            context.Process(target=_relay_worker, args=(jobs, shared, other), name=f"torchlint-{other}").start()
+    for index, (_, writer) in enumerate(shared.pipes):
+        if index != me:
+            writer.close()
+    answers = shared.pipes[me][1]
+    from torchlint.rules import rules_by_codes
+
+    ended = False  # this worker has taken its None from `handed`
+    while True:
+        item = None
+        if not ended:
+            try:
+                item = shared.handed.get_nowait()
+            except queue.Empty:
+                pass
+            else:
+                ended = item is None
+        if item is None:
+            position = shared.take()
+            if position is None:
+                if ended:
+                    break
+                item = shared.handed.get()  # until the main process has handed over all it screened
+                ended = item is None
+                if ended:
+                    continue
+        try:
+            if item is None:
+                outcome = _analyse(jobs[position], BIG_FILE_CHARS)
+            else:
+                position, program, statement_lines = item
+                _, shown, text, codes, _ = jobs[position]
+                screened = Screened(text, text if program is None else program, statement_lines)
+                try:
+                    outcome = analyse(screened, shown, rules_by_codes(codes), parse_limit=BIG_FILE_CHARS)
+                except ParseDeferred:
+                    outcome = None
+        except Exception:  # noqa: BLE001 - the main process analyses it again, and reports what it raises
+            continue
+        try:
+            answers.send((position, outcome))
+        except OSError:  # the main process has stopped listening
+            break
+    answers.close()

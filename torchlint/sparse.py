@@ -30,8 +30,8 @@ import ast
 import re
 from typing import Iterable, List, Optional, Set, Tuple
 
-from torchlint.names import _MODULE_WRAPPERS, _SAME_MODULE_METHODS
 from torchlint.text import split_lines
+from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
@@ -184,11 +184,11 @@ def _wrapped(value: ast.expr) -> List[ast.expr]:
     func = value.func
     callee = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     found: List[ast.expr] = []
-    if isinstance(func, ast.Attribute) and callee in _SAME_MODULE_METHODS:
+    if isinstance(func, ast.Attribute) and callee in SAME_MODULE_METHODS:
         found.append(func.value)
     if callee == "prepare":
         found.extend(value.args)
-    elif callee in _MODULE_WRAPPERS and value.args:
+    elif callee in MODULE_WRAPPERS and value.args:
         found.append(value.args[0])
     return [part for part in found if isinstance(part, (ast.Name, ast.Attribute))]
 

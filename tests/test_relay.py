@@ -1,0 +1,95 @@
+"""The relay pool (torchlint.runner._on_relay): same outcomes as a serial run, whoever screens a job,
+whatever a worker does; no worker left behind."""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import sys
+import time
+
+import pytest
+
+from conftest import ACCUMULATION_BUG, REPO
+from torchlint import engine, runner
+from torchlint.registry import RULE_NAMES
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the relay forks: Linux only")
+
+CODES = tuple(code for code, _ in RULE_NAMES)
+
+
+def jobs() -> list:
+    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted((REPO / "examples").glob("*.py"))}
+    texts["victim.py"] = ACCUMULATION_BUG
+    texts["no_loop.py"] = "import torch\n\nx = torch.zeros(3).grad\n"
+    texts["broken.py"] = "for batch in data:\n    loss.backward(\n"
+    return [(index, name, text, CODES, None) for index, (name, text) in enumerate(texts.items())]
+
+
+def relayed(workers: int = 2) -> dict:
+    return {job[1]: outcome for job, outcome in runner._on_relay(jobs(), workers)}
+
+
+@pytest.fixture(scope="module")
+def serial() -> dict:
+    return {job[1]: runner._analyse(job) for job in jobs()}
+
+
+def test_jobs_taken_by_warm_workers_give_the_serial_outcomes(serial):
+    got = relayed()
+    assert got == serial
+    assert any(diagnostics for diagnostics, _ in got.values())
+
+
+def test_jobs_screened_here_while_the_first_worker_imports_give_the_serial_outcomes(serial, monkeypatch):
+    screened = []
+    real_screen = runner.screen
+
+    def screen(text, path):
+        screened.append(path)
+        return real_screen(text, path)
+
+    def slow_import(name):
+        time.sleep(1.0)  # the main process screens every job meanwhile
+        return importlib.import_module(name)
+
+    monkeypatch.setattr(runner, "screen", screen)
+    monkeypatch.setattr(runner, "importlib", type("Slow", (), {"import_module": staticmethod(slow_import)}))
+    assert relayed() == serial
+    assert sorted(screened) == sorted(serial)
+
+
+@pytest.mark.parametrize("mishap", ["dies", "raises"])
+def test_a_job_a_worker_does_not_answer_is_analysed_here(serial, monkeypatch, mishap):
+    main = os.getpid()
+    real_analyse, real_engine_analyse = runner._analyse, engine.analyse
+
+    def strike(shown):
+        if os.getpid() != main and shown == "victim.py":
+            if mishap == "dies":
+                os._exit(3)
+            raise RuntimeError("worker trouble")
+
+    def analyse_job(job, parse_limit=None):
+        strike(job[1])
+        return real_analyse(job, parse_limit)
+
+    def analyse_screened(screened, path, *args, **kwargs):
+        strike(path)
+        return real_engine_analyse(screened, path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "_analyse", analyse_job)
+    monkeypatch.setattr(engine, "analyse", analyse_screened)
+    assert relayed() == serial
+
+
+def test_stopping_early_leaves_no_worker_behind():
+    outcomes = runner._on_relay(jobs(), 2)
+    next(outcomes)
+    outcomes.close()
+    deadline = time.monotonic() + 30
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
