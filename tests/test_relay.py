@@ -1,4 +1,4 @@
-"""The relay pool (torchlint.runner._on_relay): same outcomes as a serial run, whoever screens a job,
+"""The relay pool (torchlint.runner._Relay): same outcomes as a serial run, whoever screens a job,
 whatever a worker does; no worker left behind."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def jobs() -> list:
 
 
 def relayed(workers: int = 2) -> dict:
-    return {job[1]: outcome for job, outcome in runner._on_relay(jobs(), workers)}
+    return {job[1]: outcome for job, outcome in runner._Relay(workers).analyse(jobs())}
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_a_job_a_worker_does_not_answer_is_analysed_here(serial, monkeypatch, mi
 
 
 def test_stopping_early_leaves_no_worker_behind():
-    outcomes = runner._on_relay(jobs(), 2)
+    outcomes = runner._Relay(2).analyse(jobs())
     next(outcomes)
     outcomes.close()
     deadline = time.monotonic() + 30

@@ -13,6 +13,7 @@ finishes in, so output never depends on scheduling.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -28,6 +29,8 @@ from torchlint.model import Diagnostic
 # Below this much text, and this many files, to analyse, starting workers costs more than it saves.
 POOL_MIN_CHARS = 256 * 1024
 POOL_MIN_FILES = 48
+# On Linux, runs of this many files or more analyse on the relay (see _Relay), whatever their size.
+RELAY_MIN_FILES = 2
 # Files over BIG_FILE_CHARS that need LibCST, and every file over HUGE_FILE_CHARS, are analysed in
 # this process after the pool has finished (see _analyse_all).
 BIG_FILE_CHARS = 200 * 1024
@@ -73,6 +76,8 @@ def lint_files(
     results: List[Optional[LintResult]] = [None] * len(tasks)
     pending: List[_Job] = []
     programs: Dict[int, tuple] = {}
+    relay: Optional[_Relay] = None
+    relaying = len(tasks) >= RELAY_MIN_FILES and _context() is not None and (jobs or available_cpus()) >= 2
     for index, task in enumerate(tasks):
         shown = str(task.path)
         try:
@@ -96,8 +101,10 @@ def lint_files(
                 continue
         programs[index] = (source, program)
         pending.append((index, shown, program.text, task.codes, key))
+        if relaying and relay is None and len(program.text) <= HUGE_FILE_CHARS:
+            relay = _Relay(jobs or available_cpus())  # its first worker imports LibCST while files are read
 
-    for job, (diagnostics, problems) in _analyse_all(pending, jobs):
+    for job, (diagnostics, problems) in _analyse_all(pending, jobs, relay):
         index, shown, _, _, key = job
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
@@ -119,21 +126,25 @@ def _analyse(job: _Job, parse_limit: Optional[int] = None) -> Optional[_Outcome]
         return None
 
 
-def _analyse_all(jobs: List[_Job], processes: int):
-    """(job, outcome) for every job: on a process pool when asked or when it pays, else here in order."""
-    workers = min(processes or available_cpus(), len(jobs))
-    enough = len(jobs) >= POOL_MIN_FILES or sum(len(job[2]) for job in jobs) >= POOL_MIN_CHARS
-    if workers < 2 or (not processes and not enough):
-        for job in jobs:
-            yield job, _analyse(job)
-        return
+def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = None):
+    """(job, outcome) for every job: on the relay, or a process pool when asked or when it pays, else here."""
     # A big file's LibCST tree takes over a hundred megabytes: workers hand such files back once they
     # know a parse is needed, and they are analysed here after the workers are gone, one at a time,
     # so the memory of the whole run stays that of one big file. Huge files never go to a worker.
     huge = [job for job in jobs if len(job[2]) > HUGE_FILE_CHARS]
+    small = [job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS]
+    if relay is not None:
+        outcomes = relay.analyse(small)
+    else:
+        workers = min(processes or available_cpus(), len(jobs))
+        enough = len(jobs) >= POOL_MIN_FILES or sum(len(job[2]) for job in jobs) >= POOL_MIN_CHARS
+        if workers < 2 or (not processes and not enough):
+            for job in jobs:
+                yield job, _analyse(job)
+            return
+        outcomes = _on_pool(small, workers)
     deferred: List[_Job] = []
-    pool = _on_relay if _context() is not None else _on_pool
-    for job, outcome in pool([job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS], workers):
+    for job, outcome in outcomes:
         if outcome is None:
             deferred.append(job)
         else:
@@ -186,160 +197,135 @@ def _on_pool(jobs: List[_Job], workers: int):
                 yield job, _analyse(job)
 
 
-def _on_relay(jobs: List[_Job], workers: int):
-    """(job, outcome) for every job, from `workers` forked processes that share one import of LibCST.
+class _Relay:
+    """Workers, forked, that share one import of LibCST and take their jobs from one queue.
 
-    Importing LibCST and the rules takes a fifth of a second, as long as the analysis of a
-    hundred files. The first worker is forked from this process and imports them while this
-    process screens the smallest jobs (CPython's parse, the loop gate, the sparse program:
-    `torchlint.engine.screen`, no LibCST) and hands over those that need a parse; once it has
-    imported them, the first worker forks the others, which inherit them. Every process
-    takes the next job, largest first, from a counter they share (the workers take what
-    was handed over first), so that a big file is not left to the end; workers answer on
-    a pipe each, so a worker that dies is noticed and the jobs it did not answer are
-    analysed here.
+    Importing LibCST and the rules takes a fifth of a second, as long as analysing a hundred
+    files. The first worker is forked as soon as one file needs analysis, and imports them
+    while this process goes on reading files and then screens the biggest jobs (CPython's
+    parse, the loop gate, the sparse program: `torchlint.engine.screen`, no LibCST); once it
+    has imported them, the first worker forks the others, which inherit them, and says so.
+    From then on jobs go to the queue whole, biggest first, so that no big file is left to
+    the end. Each worker answers on a pipe of its own: a worker that dies is noticed, and
+    the jobs it did not answer are analysed here.
     """
-    import multiprocessing
-    from multiprocessing.connection import wait
 
-    context = multiprocessing.get_context("fork")
-    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][2]))
-    shared = _Shared(order, context.RawValue("i", 0), context.Lock(), context.RawValue("b", 0),
-                     context.Queue(), [context.Pipe(duplex=False) for _ in range(workers)])
-    first = context.Process(target=_relay_worker, args=(jobs, shared, 0), name="torchlint-0")
-    first.start()
-    for _, writer in shared.pipes:
-        writer.close()
-    unanswered = set(range(len(jobs)))
-    handed_over = finished = False
-    try:
-        while not shared.warm.value:  # screen jobs here while the first worker imports
-            position = shared.take()
-            if position is None:
-                break
-            job = jobs[position]
-            screened = screen(job[2], job[1])
-            if not isinstance(screened, Screened):
-                unanswered.discard(position)
-                yield job, screened
-            elif len(job[2]) > BIG_FILE_CHARS:
-                unanswered.discard(position)
-                yield job, None  # analysed after the workers, in a process of its own
-            else:
-                program = None if screened.program is job[2] else screened.program
-                shared.handed.put((position, program, screened.statement_lines))
-        _end_hand_over(shared, workers)
-        handed_over = True
-        readers = [reader for reader, _ in shared.pipes]
-        while readers:
-            for reader in wait(readers):
-                try:
-                    position, outcome = reader.recv()
-                except (EOFError, OSError):  # the worker is gone: it has answered all it will
-                    readers.remove(reader)
-                    reader.close()
+    def __init__(self, workers: int) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self.workers = workers
+        self.queue = context.Queue()  # (position, shown, text, codes, program, statement_lines); then None each
+        self.pipes = [context.Pipe(duplex=False) for _ in range(workers)]
+        self.first = context.Process(target=_relay_worker, args=(self.queue, self.pipes, 0), name="torchlint-0")
+        self.first.start()
+        for _, writer in self.pipes:
+            writer.close()
+        self.warm = False
+
+    def _warm(self) -> bool:
+        """Whether the first worker has imported LibCST (or is gone)."""
+        if not self.warm and self.pipes[0][0].poll():
+            try:
+                self.pipes[0][0].recv()
+            except (EOFError, OSError):
+                pass
+            self.warm = True
+        return self.warm
+
+    def analyse(self, jobs: List[_Job]):
+        """(job, outcome) for every job, in the order the workers finish them."""
+        from multiprocessing.connection import wait
+
+        unanswered = set(range(len(jobs)))
+        ended = finished = False
+        try:
+            for position in sorted(range(len(jobs)), key=lambda p: -len(jobs[p][2])):
+                _, shown, text, codes, _ = jobs[position]
+                if self._warm():
+                    self.queue.put((position, shown, text, codes, None, None))
                     continue
-                if position in unanswered:
+                screened = screen(text, shown)  # while the first worker imports
+                if not isinstance(screened, Screened):
                     unanswered.discard(position)
-                    yield jobs[position], outcome
-        first.join()
-        finished = True
-    finally:
-        if not finished:  # stopped early: the workers finish the job in hand and leave
-            shared.take_all()
-            if not handed_over:
-                _end_hand_over(shared, workers)
-            for reader, _ in shared.pipes:
-                reader.close()  # a worker sending an answer is told at once that nobody listens
-        shared.handed.close()
-        shared.handed.cancel_join_thread()
-    for position in sorted(unanswered):  # what a worker that died took, or never answered
-        yield jobs[position], _analyse(jobs[position])
+                    yield jobs[position], screened
+                elif len(text) > BIG_FILE_CHARS:
+                    unanswered.discard(position)
+                    yield jobs[position], None  # analysed after the workers, in a process of its own
+                else:
+                    program = "" if screened.program is text else screened.program
+                    self.queue.put((position, shown, text, codes, program, screened.statement_lines))
+            self._end()
+            ended = True
+            readers = [reader for reader, _ in self.pipes]
+            while readers:
+                for reader in wait(readers):
+                    try:
+                        answer = reader.recv()
+                    except (EOFError, OSError):  # the worker is gone: it has answered all it will
+                        readers.remove(reader)
+                        reader.close()
+                        continue
+                    if isinstance(answer, tuple) and answer[0] in unanswered:
+                        unanswered.discard(answer[0])
+                        yield jobs[answer[0]], answer[1]
+            self.first.join()
+            finished = True
+        finally:
+            if not finished:  # stopped early: the workers finish the job in hand and leave
+                if not ended:
+                    self._end()
+                for reader, _ in self.pipes:
+                    reader.close()  # a worker sending an answer is told at once that nobody listens
+            self.queue.close()
+            self.queue.cancel_join_thread()
+        for position in sorted(unanswered):  # what a worker that died took, or never answered
+            yield jobs[position], _analyse(jobs[position])
+
+    def _end(self) -> None:
+        for _ in range(self.workers):
+            self.queue.put(None)
 
 
-class _Shared:
-    """What the relay's processes share: the jobs' order, largest first, and `taken`, how many of
-    them have been taken; `warm` once LibCST is imported; `handed`, the jobs screened in the main
-    process (position, sparse program or None, statement lines), then one None per worker; a
-    pipe per worker for its answers (position, outcome)."""
-
-    def __init__(self, order, taken, lock, warm, handed, pipes) -> None:
-        self.order, self.taken, self.lock, self.warm, self.handed, self.pipes = order, taken, lock, warm, handed, pipes
-
-    def take(self) -> Optional[int]:
-        """The position in the jobs of the next job, None when all are taken."""
-        with self.lock:
-            taken = self.taken.value
-            if taken >= len(self.order):
-                return None
-            self.taken.value = taken + 1
-            return self.order[taken]
-
-    def take_all(self) -> None:
-        with self.lock:
-            self.taken.value = len(self.order)
-
-
-def _end_hand_over(shared: _Shared, workers: int) -> None:
-    for _ in range(workers):
-        shared.handed.put(None)
-
-
-def _relay_worker(jobs: List[_Job], shared: _Shared, me: int) -> None:
-    import queue
+def _relay_worker(queue, pipes: list, me: int) -> None:
     import signal
 
     from torchlint.engine import ParseDeferred, analyse
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the main process, which stops the workers
-    for reader, _ in shared.pipes:
+    for reader, _ in pipes:
         reader.close()
     if me == 0:
         importlib.import_module("torchlint.rules")
-        shared.warm.value = 1
-        context = _context()
-        for other in range(1, len(shared.pipes)):
-            context.Process(target=_relay_worker, args=(jobs, shared, other), name=f"torchlint-{other}").start()
-    for index, (_, writer) in enumerate(shared.pipes):
+        gc.freeze()  # the collector no longer walks what was imported, nor copies its pages in each fork
+        for other in range(1, len(pipes)):
+            _context().Process(target=_relay_worker, args=(queue, pipes, other), name=f"torchlint-{other}").start()
+    for index, (_, writer) in enumerate(pipes):
         if index != me:
             writer.close()
-    answers = shared.pipes[me][1]
+    answers = pipes[me][1]
     from torchlint.rules import rules_by_codes
 
-    ended = False  # this worker has taken its None from `handed`
-    while True:
-        item = None
-        if not ended:
-            try:
-                item = shared.handed.get_nowait()
-            except queue.Empty:
-                pass
-            else:
-                ended = item is None
-        if item is None:
-            position = shared.take()
-            if position is None:
-                if ended:
-                    break
-                item = shared.handed.get()  # until the main process has handed over all it screened
-                ended = item is None
-                if ended:
-                    continue
-        try:
+    try:
+        if me == 0:
+            answers.send("warm")
+        while True:
+            item = queue.get()
             if item is None:
-                outcome = _analyse(jobs[position], BIG_FILE_CHARS)
-            else:
-                position, program, statement_lines = item
-                _, shown, text, codes, _ = jobs[position]
-                screened = Screened(text, text if program is None else program, statement_lines)
-                try:
-                    outcome = analyse(screened, shown, rules_by_codes(codes), parse_limit=BIG_FILE_CHARS)
-                except ParseDeferred:
-                    outcome = None
-        except Exception:  # noqa: BLE001 - the main process analyses it again, and reports what it raises
-            continue
-        try:
+                break
+            position, shown, text, codes, program, statement_lines = item
+            try:
+                if program is None:
+                    outcome = _analyse((position, shown, text, codes, None), BIG_FILE_CHARS)
+                else:
+                    screened = Screened(text, program or text, statement_lines)
+                    try:
+                        outcome = analyse(screened, shown, rules_by_codes(codes), parse_limit=BIG_FILE_CHARS)
+                    except ParseDeferred:
+                        outcome = None
+            except Exception:  # noqa: BLE001 - the main process analyses it again, and reports what it raises
+                continue
             answers.send((position, outcome))
-        except OSError:  # the main process has stopped listening
-            break
+    except OSError:  # the main process has stopped listening
+        pass
     answers.close()
