@@ -5,9 +5,9 @@ loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
-  text has `grad` in it (the helpers a loop may call to reset gradients: the
-  analysis reads a helper's body only to find `zero_grad()`, `p.grad = None`
-  or `p.grad.zero_()` in it);
+  text has `zero_grad` or the word `grad` in it (the helpers a loop may call
+  to reset gradients: the analysis reads a helper's body only to find
+  `x.zero_grad()`, `p.grad = None` or `p.grad.zero_()` in it);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
   and their annotated parameters, wherever they are.
@@ -34,6 +34,7 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
+_RESET_WORDS = re.compile(r"\bgrad\b|zero_grad")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -57,11 +58,11 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
         statement = pending.pop()
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
             helper = "".join(lines[_first_line(statement) - 1:statement.end_lineno])
-            if "grad" in helper:  # every reset loops._ResetFinder knows spells `grad`
+            if _RESET_WORDS.search(helper):  # every reset loops._ResetFinder knows: `.zero_grad(`, `.grad`
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))
-    blanker = _Blanker(lines, whole, _needed_bindings(tree, whole, known))
+    blanker = _Blanker(lines, whole, _keeping(tree.body, whole, _needed_bindings(tree, whole, known)))
     kept_top = blanker.block(tree.body, top=True)
     if not blanker.blanked:
         return None
@@ -193,11 +194,29 @@ def _wrapped(value: ast.expr) -> List[ast.expr]:
     return [part for part in found if isinstance(part, (ast.Name, ast.Attribute))]
 
 
+def _keeping(statements: List[ast.stmt], whole: Set[int], needed: Set[int]) -> Set[int]:
+    """The statements that are, or hold, a whole function or a needed binding: all others can go."""
+    keeping: Set[int] = set()
+
+    def visit(statement: ast.stmt) -> bool:
+        keep = id(statement) in whole or id(statement) in needed
+        if id(statement) not in whole:
+            for child in _children(statement):
+                keep = visit(child) or keep
+        if keep:
+            keeping.add(id(statement))
+        return keep
+
+    for statement in statements:
+        visit(statement)
+    return keeping
+
+
 class _Blanker:
-    def __init__(self, lines: List[str], whole: Set[int], needed: Set[int]) -> None:
+    def __init__(self, lines: List[str], whole: Set[int], keeping: Set[int]) -> None:
         self.lines = lines
         self.whole = whole
-        self.needed = needed
+        self.keeping = keeping
         self.blanked = False
 
     def block(self, statements: List[ast.stmt], top: bool = False) -> List[int]:
@@ -217,26 +236,26 @@ class _Blanker:
         first = emptied[0]
         indent = self.lines[first.lineno - 1][:first.col_offset]  # whitespace only: bytes are characters
         for statement in emptied:
-            self._blank(statement.lineno, statement.end_lineno or statement.lineno)
+            self._blank(_first_line(statement), statement.end_lineno or statement.lineno)
         if not kept and not top:  # a block cannot be empty
             line = self.lines[first.lineno - 1]
             self.lines[first.lineno - 1] = indent + "pass" + line
         return kept
 
     def _removable(self, statement: ast.stmt, siblings: List[ast.stmt], index: int) -> bool:
-        """A simple statement that binds nothing and has its lines to itself."""
-        if _children(statement) or isinstance(statement, (_FUNCTIONS, ast.ClassDef)):
+        """A statement, simple or compound, that neither is nor holds anything the analysis reads,
+        and has its lines to itself."""
+        if id(statement) in self.keeping:
             return False
-        if isinstance(statement, _BINDING) and id(statement) in self.needed:
-            return False
-        first, last = statement.lineno, statement.end_lineno or statement.lineno
+        first, last = _first_line(statement), statement.end_lineno or statement.lineno
         if index > 0 and (siblings[index - 1].end_lineno or 0) >= first:
             return False
-        if index + 1 < len(siblings) and siblings[index + 1].lineno <= last:
+        if index + 1 < len(siblings) and _first_line(siblings[index + 1]) <= last:
             return False
-        before = self.lines[first - 1].encode("utf-8")[:statement.col_offset]
-        if before.strip():
-            return False  # `if x: call()` or `a = 1; call()`: shares its line
+        if first == statement.lineno:  # a decorator always starts its line
+            before = self.lines[first - 1].encode("utf-8")[:statement.col_offset]
+            if before.strip():
+                return False  # `if x: call()` or `a = 1; call()`: shares its line
         after = self.lines[last - 1].encode("utf-8")[statement.end_col_offset or 0:].decode("utf-8", "replace")
         return not after.strip() or after.lstrip().startswith("#")
 
