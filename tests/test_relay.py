@@ -93,3 +93,23 @@ def test_stopping_early_leaves_no_worker_behind():
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []
+
+
+def big_job(index: int) -> tuple:
+    helpers = "".join(f"def helper_{n}(x):\n    y = x * {n}\n    return y.grad(x)\n\n\n" for n in range(4000))
+    text = ACCUMULATION_BUG + "\n\n" + helpers + "for step in range(3):\n    helper_1(step).backward()\n"
+    return (index, "big.py", text, CODES, None)
+
+
+@pytest.mark.parametrize("screened_here", [False, True], ids=["by a worker", "here"])
+def test_a_file_with_over_200_kb_of_code_to_parse_is_analysed_alone_after_the_workers(monkeypatch, screened_here):
+    if screened_here:
+        monkeypatch.setattr(runner, "importlib", type("Slow", (), {"import_module": staticmethod(
+            lambda name: (time.sleep(1.0), importlib.import_module(name))[1])}))
+    work = jobs() + [big_job(len(jobs()))]
+    assert engine.screen(work[-1][2], "big.py").parse_size > runner.BIG_FILE_CHARS
+    relayed_outcomes = {job[1]: outcome for job, outcome in runner._Relay(2).analyse(work)}
+    assert relayed_outcomes["big.py"] is None  # handed back
+    everything = {job[1]: outcome for job, outcome in runner._analyse_all(work, 2, runner._Relay(2))}
+    assert everything == {job[1]: runner._analyse(job) for job in work}
+    assert everything["big.py"][0]  # its findings

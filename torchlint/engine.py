@@ -138,7 +138,7 @@ def read_source(path: Path) -> SourceText:
 
 
 class ParseDeferred(Exception):
-    """Raised by `lint_source(..., parse_limit=N)` instead of building LibCST's tree of a text over N characters."""
+    """Raised by `lint_source(..., parse_limit=N)` instead of building LibCST's tree of over N characters of code."""
 
 
 def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["IncrementalParser"] = None,
@@ -146,8 +146,9 @@ def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["I
     """Findings for one source text; rule crashes come back as problems.
 
     `parser`: an `IncrementalParser` that parsed earlier versions of this text (the language server's).
-    `parse_limit`: raise `ParseDeferred` rather than parse a longer text (whose tree would take
-    over a hundred megabytes) with LibCST; what needs no parse is still answered.
+    `parse_limit`: raise `ParseDeferred` rather than have LibCST parse more characters than that
+    (the part of a file the sparse parse keeps; a tree of 200 KB takes about a hundred megabytes);
+    what needs no parse is still answered.
     """
     screened = screen(text, path, parser)
     if not isinstance(screened, Screened):
@@ -163,6 +164,11 @@ class Screened:
     text: str
     program: str
     statement_lines: Optional[List[int]]
+
+    @property
+    def parse_size(self) -> int:
+        """The characters of `program` other than line breaks: what the size of LibCST's tree follows."""
+        return len(self.program) - self.program.count("\n")
 
 
 def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
@@ -201,7 +207,7 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
     from torchlint.rules import SYNTAX_ERROR
 
     text, statement_lines = screened.text, screened.statement_lines
-    if parse_limit is not None and len(text) > parse_limit:
+    if parse_limit is not None and screened.parse_size > parse_limit:
         raise ParseDeferred(path)
     try:
         module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(screened.program)

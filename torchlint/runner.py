@@ -2,13 +2,16 @@
 
 Reading, decoding, the textual prefilter and cache lookups are cheap and run
 in this process, so a run whose files all fail the prefilter or hit the cache
-never imports LibCST. The files left are analysed on a pool of processes (one
-per CPU by default) when there is enough work to repay starting it, largest
-first so that one big file does not finish last; otherwise here, in order.
-A file whose LibCST tree would take over a hundred megabytes is analysed
-alone, after the pool, in a process of its own, so a run's memory stays that
-of its biggest file. Results come back in the order of the tasks, whatever order the pool
-finishes in, so output never depends on scheduling.
+never imports LibCST. On Linux, as soon as one file needs analysis, a worker
+is forked that imports LibCST while this process reads on and screens files,
+and then forks the other workers (one per CPU by default): see `_Relay`.
+Elsewhere the files left are analysed on a process pool when there is enough
+work to repay starting it. Either way the biggest files go first, so that one
+of them does not finish last. A file whose LibCST tree would take over a
+hundred megabytes (over 200 KB of code to parse) is analysed alone, after the
+workers, in a process of its own, so a run's memory stays that of its biggest
+file. Results come back in the order of the tasks, whatever order the workers
+finish in, so output never depends on scheduling.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ POOL_MIN_CHARS = 256 * 1024
 POOL_MIN_FILES = 48
 # On Linux, runs of this many files or more analyse on the relay (see _Relay), whatever their size.
 RELAY_MIN_FILES = 2
-# Files over BIG_FILE_CHARS that need LibCST, and every file over HUGE_FILE_CHARS, are analysed in
-# this process after the pool has finished (see _analyse_all).
+# Files with over BIG_FILE_CHARS of code for LibCST to parse, and every file over HUGE_FILE_CHARS, are analysed
+# after the workers, each in a process of its own (see _analyse_all).
 BIG_FILE_CHARS = 200 * 1024
 HUGE_FILE_CHARS = 512 * 1024
 
@@ -249,7 +252,7 @@ class _Relay:
                 if not isinstance(screened, Screened):
                     unanswered.discard(position)
                     yield jobs[position], screened
-                elif len(text) > BIG_FILE_CHARS:
+                elif screened.parse_size > BIG_FILE_CHARS:
                     unanswered.discard(position)
                     yield jobs[position], None  # analysed after the workers, in a process of its own
                 else:
