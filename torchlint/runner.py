@@ -299,8 +299,10 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
     for reader, _ in pipes:
         reader.close()
     if me == 0:
+        gc.disable()  # the import makes thousands of objects, none of them garbage
         importlib.import_module("torchlint.rules")
         gc.freeze()  # the collector no longer walks what was imported, nor copies its pages in each fork
+        gc.enable()
         for other in range(1, len(pipes)):
             _context().Process(target=_relay_worker, args=(queue, pipes, other), name=f"torchlint-{other}").start()
     for index, (_, writer) in enumerate(pipes):
