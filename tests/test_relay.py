@@ -113,3 +113,17 @@ def test_a_file_with_over_200_kb_of_code_to_parse_is_analysed_alone_after_the_wo
     everything = {job[1]: outcome for job, outcome in runner._analyse_all(work, 2, runner._Relay(2))}
     assert everything == {job[1]: runner._analyse(job) for job in work}
     assert everything["big.py"][0]  # its findings
+
+
+@pytest.mark.parametrize("when", ["importing", "warm"])
+def test_a_relay_no_file_needed_is_abandoned_without_leftovers(when):
+    relay = runner._Relay(2)
+    if when == "warm":
+        deadline = time.monotonic() + 30
+        while not relay._warm() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    relay.abandon()
+    deadline = time.monotonic() + 30
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []

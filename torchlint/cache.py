@@ -81,6 +81,10 @@ class Cache:
                 self._entries = {}
         return self._entries
 
+    def is_empty(self) -> bool:
+        """No findings stored for this build of torchlint: every file will be analysed."""
+        return not self._load()
+
     def get(self, key: str, path: str) -> Optional[List[Diagnostic]]:
         """The cached findings for `key`, reported under `path`; None on a miss."""
         entry = self._load().get(key)

@@ -81,6 +81,8 @@ def lint_files(
     programs: Dict[int, tuple] = {}
     relay: Optional[_Relay] = None
     relaying = len(tasks) >= RELAY_MIN_FILES and _context() is not None and (jobs or available_cpus()) >= 2
+    if relaying and (cache is None or cache.is_empty()):
+        relay = _Relay(jobs or available_cpus())  # a cold run: some file will surely need LibCST
     for index, task in enumerate(tasks):
         shown = str(task.path)
         try:
@@ -136,7 +138,9 @@ def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = N
     # so the memory of the whole run stays that of one big file. Huge files never go to a worker.
     huge = [job for job in jobs if len(job[2]) > HUGE_FILE_CHARS]
     small = [job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS]
-    if relay is not None:
+    if relay is not None and not small:
+        relay.abandon()
+    if relay is not None and small:
         outcomes = relay.analyse(small)
     else:
         workers = min(processes or available_cpus(), len(jobs))
@@ -289,6 +293,16 @@ class _Relay:
         for _ in range(self.workers):
             self.queue.put(None)
 
+    def abandon(self) -> None:
+        """Stop the workers without waiting for them: no file needed them after all."""
+        if not self._warm():
+            self.first.terminate()  # still importing: it has forked nobody yet
+        self._end()
+        for reader, _ in self.pipes:
+            reader.close()
+        self.queue.close()
+        self.queue.cancel_join_thread()
+
 
 def _relay_worker(queue, pipes: list, me: int) -> None:
     import signal
@@ -300,7 +314,10 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
         reader.close()
     if me == 0:
         gc.disable()  # the import makes thousands of objects, none of them garbage
-        importlib.import_module("torchlint.rules")
+        try:
+            importlib.import_module("torchlint.rules")
+        except BaseException:  # noqa: BLE001 - the main process meets the same error and reports it
+            os._exit(1)
         gc.freeze()  # the collector no longer walks what was imported, nor copies its pages in each fork
         gc.enable()
         for other in range(1, len(pipes)):
