@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -112,6 +111,8 @@ class Cache:
                    if isinstance(entry, list) and entry and self._now - entry[0] <= MAX_AGE_SECONDS}
         try:
             self._prepare_directory()
+            import tempfile  # only a run that found something new writes
+
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:

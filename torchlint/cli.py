@@ -10,7 +10,6 @@ them, so `torchlint --version` starts instantly.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from contextlib import contextmanager
@@ -107,8 +106,9 @@ def _check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", metavar="DIR",
                         help="where to keep the cache (default: $TORCHLINT_CACHE_DIR, else ./.torchlint_cache)")
     parser.add_argument("-j", "--jobs", type=_jobs, default=os.environ.get("TORCHLINT_JOBS", "0"), metavar="N",
-                        help="analyse files on N processes (default: $TORCHLINT_JOBS, else 0: one per CPU when "
-                             "there is enough to do; 1: all in this process)")
+                        help="analyse files on N processes (default: $TORCHLINT_JOBS, else 0: one per CPU, on "
+                             "Linux whenever two files or more are linted, elsewhere when there is enough to do; "
+                             "1: all in this process)")
     parser.add_argument("--verbose", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--version", action="version", version=f"torchlint {__version__}")
     return parser
@@ -347,6 +347,8 @@ def _fix_file(path: Path, rules, args, diffs: List[str]):
 
 
 def _unified_diff(path: str, before: str, after: str) -> str:
+    import difflib
+
     lines = difflib.unified_diff(
         split_lines(before), split_lines(after), fromfile=f"a/{path}", tofile=f"b/{path}"
     )
