@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import ACCUMULATION_BUG, REPO
 
 FOLDERS = ["tests/corpus", "examples", "fixtures"]
 
@@ -142,3 +142,19 @@ def test_big_files_handed_back_by_the_workers_give_the_same_findings(tmp_path):
     pooled = findings(run(".", "--output-format", "json", "--no-cache", "-j", "2", cwd=tmp_path, env={}))
     assert pooled == plain
     assert any(d["path"] == "big_with_loop.py" for d in plain)
+
+
+def test_workers_started_before_the_files_are_found_are_let_go_on_a_config_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.torchlint]\nselect = [\n")
+    (tmp_path / "train.py").write_text(ACCUMULATION_BUG)
+    result = run(".", "--no-cache", "-j", "2", cwd=tmp_path, env={})
+    assert result.returncode == 2
+    assert "invalid TOML" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_workers_started_before_the_files_are_found_are_let_go_when_no_file_needs_them(tmp_path):
+    for n in range(3):
+        (tmp_path / f"data_{n}.py").write_text(f"import torch\n\nx = torch.zeros({n})\n")
+    result = run(".", "--no-cache", "-j", "2", cwd=tmp_path, env={})
+    assert result.returncode == 0 and result.stderr == ""
+    assert "All checks passed." in result.stdout

@@ -145,9 +145,8 @@ def _check_command(argv: List[str]) -> int:
     args = _check_parser().parse_args(argv)
     from torchlint.config import ConfigError, Overrides, SettingsResolver
     from torchlint.cache import Cache, default_directory
-    from torchlint.discover import Missing, discover
     from torchlint.registry import check_selectors
-    from torchlint.runner import Task, lint_files
+    from torchlint.runner import start_relay
 
     select = _list_option(args.select)
     overrides = Overrides(
@@ -162,11 +161,30 @@ def _check_command(argv: List[str]) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     run = _Run()
+    if args.paths == ["-"] or (args.stdin_filename and not args.paths):
+        try:
+            return _check_stdin(args, SettingsResolver(Path(args.config) if args.config else None), overrides)
+        except ConfigError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+    paths = args.paths or ["."]
+    cache = None if args.no_cache else Cache(default_directory(args.cache_dir))
+    # Many files ahead (a folder, or several files) on a cold run: start the workers now.
+    relay = start_relay(args.jobs, cache) if len(paths) > 1 or any(os.path.isdir(p) for p in paths) else None
+    try:
+        return _check_paths(args, paths, overrides, cache, relay, run)
+    finally:
+        if relay is not None:
+            relay.abandon()  # unless lint_files used it
+
+
+def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -> int:
+    from torchlint.config import ConfigError, SettingsResolver
+    from torchlint.discover import Missing, discover
+    from torchlint.runner import Task, lint_files
+
     try:
         resolver = SettingsResolver(Path(args.config) if args.config else None)
-        if args.paths == ["-"] or (args.stdin_filename and not args.paths):
-            return _check_stdin(args, resolver, overrides)
-        paths = args.paths or ["."]
         root = resolver.for_path(Path(paths[0]))
         respect = root.respect_gitignore if overrides.respect_gitignore is None else overrides.respect_gitignore
 
@@ -183,9 +201,8 @@ def _check_command(argv: List[str]) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    cache = None if args.no_cache else Cache(default_directory(args.cache_dir))
     with _progress(len(tasks)) as advance:
-        results = lint_files(tasks, args.jobs, cache, advance)
+        results = lint_files(tasks, args.jobs, cache, advance, relay)
     if cache is not None:
         cache.save()
     for task, result in zip(tasks, results):

@@ -65,24 +65,35 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def start_relay(jobs: int = 0, cache: Optional[Cache] = None) -> Optional["_Relay"]:
+    """Workers for a run that is about to find its files, if it is a cold one (no cache, or an empty one):
+    some file will surely need LibCST, and the first worker imports it while the files are found and read.
+    Hand it to `lint_files`, or `abandon()` it."""
+    if _context() is None or (jobs or available_cpus()) < 2 or not (cache is None or cache.is_empty()):
+        return None
+    return _Relay(jobs or available_cpus())
+
+
 def lint_files(
     tasks: Sequence[Task],
     jobs: int = 0,
     cache: Optional[Cache] = None,
     advance: Callable[[], None] = lambda: None,
+    relay: Optional["_Relay"] = None,
 ) -> List[LintResult]:
     """One LintResult per task, in task order.
 
     `jobs` 0: one process per CPU, when there is enough to analyse to repay
     starting them; N: N processes whenever two files or more need analysis.
+    `relay`: workers already started (`start_relay`); they are used, or let go.
     """
     results: List[Optional[LintResult]] = [None] * len(tasks)
     pending: List[_Job] = []
     programs: Dict[int, tuple] = {}
-    relay: Optional[_Relay] = None
-    relaying = len(tasks) >= RELAY_MIN_FILES and _context() is not None and (jobs or available_cpus()) >= 2
-    if relaying and (cache is None or cache.is_empty()):
-        relay = _Relay(jobs or available_cpus())  # a cold run: some file will surely need LibCST
+    relaying = relay is not None or (
+        len(tasks) >= RELAY_MIN_FILES and _context() is not None and (jobs or available_cpus()) >= 2)
+    if relay is None and relaying:
+        relay = start_relay(jobs, cache)
     for index, task in enumerate(tasks):
         shown = str(task.path)
         try:
@@ -229,6 +240,7 @@ class _Relay:
         for _, writer in self.pipes:
             writer.close()
         self.warm = False
+        self.used = False  # analyse() or abandon() has been called
 
     def _warm(self) -> bool:
         """Whether the first worker has imported LibCST (or is gone)."""
@@ -243,6 +255,8 @@ class _Relay:
     def analyse(self, jobs: List[_Job]):
         """(job, outcome) for every job, in the order the workers finish them."""
         from multiprocessing.connection import wait
+
+        self.used = True
 
         unanswered = set(range(len(jobs)))
         ended = finished = False
@@ -295,6 +309,9 @@ class _Relay:
 
     def abandon(self) -> None:
         """Stop the workers without waiting for them: no file needed them after all."""
+        if self.used:
+            return
+        self.used = True
         if not self._warm():
             self.first.terminate()  # still importing: it has forked nobody yet
         self._end()
