@@ -2,9 +2,10 @@
 
 Reading, decoding, the textual prefilter and cache lookups are cheap and run
 in this process, so a run whose files all fail the prefilter or hit the cache
-never imports LibCST. On Linux, as soon as one file needs analysis, a worker
-is forked that imports LibCST while this process reads on and screens files,
-and then forks the other workers (one per CPU by default): see `_Relay`.
+never imports LibCST. On Linux, as soon as one file needs analysis (on a cold
+run, at once), a worker is forked that imports LibCST while this process reads
+on and screens files, and then forks the other workers (one per CPU by
+default): see `_Relay`.
 Elsewhere the files left are analysed on a process pool when there is enough
 work to repay starting it. Either way the biggest files go first, so that one
 of them does not finish last. A file whose LibCST tree would take over a
@@ -219,8 +220,9 @@ class _Relay:
     """Workers, forked, that share one import of LibCST and take their jobs from one queue.
 
     Importing LibCST and the rules takes a fifth of a second, as long as analysing a hundred
-    files. The first worker is forked as soon as one file needs analysis, and imports them
-    while this process goes on reading files and then screens the biggest jobs (CPython's
+    files. The first worker is forked as soon as one file needs analysis (on a cold run,
+    before the files are even found: `start_relay`), and imports them while this process
+    goes on finding and reading files and then screens the biggest jobs (CPython's
     parse, the loop gate, the sparse program: `torchlint.engine.screen`, no LibCST); once it
     has imported them, the first worker forks the others, which inherit them, and says so.
     From then on jobs go to the queue whole, biggest first, so that no big file is left to
