@@ -127,3 +127,15 @@ def test_a_relay_no_file_needed_is_abandoned_without_leftovers(when):
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []
+
+
+def test_screening_a_file_with_a_training_loop_never_imports_libcst():
+    """The main process screens jobs while the first worker imports LibCST: it must not import it too."""
+    import subprocess
+
+    probe = ("import sys; sys.modules['libcst'] = None\n"
+             "from torchlint.engine import Screened, screen\n"
+             f"screened = screen({ACCUMULATION_BUG!r}, 'train.py')\n"
+             "assert isinstance(screened, Screened) and 'backward' in screened.program, screened\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=str(REPO), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
