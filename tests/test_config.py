@@ -108,6 +108,14 @@ def test_wrong_type_is_an_error(torchlint, tmp_path):
     assert result.returncode == 2 and "`select` must be a list of strings" in result.stderr
 
 
+def test_invalid_toml_at_the_end_of_the_file_names_the_last_line(torchlint, tmp_path):
+    config = write(tmp_path, "pyproject.toml", '[tool.torchlint]\nselect = [\n')
+    write(tmp_path, "train.py", BUG)
+    result = torchlint(".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{config}: invalid TOML" in result.stderr and "line 2, the end of the file" in result.stderr
+
+
 def test_invalid_toml_is_an_error_naming_file_and_line(torchlint, tmp_path):
     config = write(tmp_path, "pyproject.toml", '[tool.torchlint]\nselect = TL003\n')
     write(tmp_path, "train.py", BUG)

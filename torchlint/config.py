@@ -99,6 +99,14 @@ class Settings:
         return spec.match_file(relative + "/" if is_dir else relative)
 
 
+def _line_count(path: Path) -> int:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return 0
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
 def _load_toml(path: Path) -> dict:
     if sys.version_info >= (3, 11):
         import tomllib
@@ -108,7 +116,11 @@ def _load_toml(path: Path) -> dict:
         with open(path, "rb") as stream:
             return tomllib.load(stream)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+        message = str(error)
+        if message.endswith("(at end of document)"):  # say where that is
+            lines = _line_count(path)
+            message = message.replace("(at end of document)", f"(at line {lines}, the end of the file)")
+        raise ConfigError(f"{path}: invalid TOML: {message}") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read ({error.strerror or error})") from None
 
