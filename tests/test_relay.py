@@ -32,6 +32,16 @@ def relayed(workers: int = 2) -> dict:
     return {job[1]: outcome for job, outcome in runner._Relay(workers).analyse(jobs())}
 
 
+def slow_first_worker(monkeypatch) -> None:
+    """The first worker takes a second longer to import LibCST: the main process screens every job meanwhile."""
+
+    def slow_import(name):
+        time.sleep(1.0)
+        return importlib.import_module(name)
+
+    monkeypatch.setattr(runner, "importlib", type("Slow", (), {"import_module": staticmethod(slow_import)}))
+
+
 @pytest.fixture(scope="module")
 def serial() -> dict:
     return {job[1]: runner._analyse(job) for job in jobs()}
@@ -51,12 +61,8 @@ def test_jobs_screened_here_while_the_first_worker_imports_give_the_serial_outco
         screened.append(path)
         return real_screen(text, path)
 
-    def slow_import(name):
-        time.sleep(1.0)  # the main process screens every job meanwhile
-        return importlib.import_module(name)
-
     monkeypatch.setattr(runner, "screen", screen)
-    monkeypatch.setattr(runner, "importlib", type("Slow", (), {"import_module": staticmethod(slow_import)}))
+    slow_first_worker(monkeypatch)
     assert relayed() == serial
     assert sorted(screened) == sorted(serial)
 
@@ -64,24 +70,16 @@ def test_jobs_screened_here_while_the_first_worker_imports_give_the_serial_outco
 @pytest.mark.parametrize("mishap", ["dies", "raises"])
 def test_a_job_a_worker_does_not_answer_is_analysed_here(serial, monkeypatch, mishap):
     main = os.getpid()
-    real_analyse, real_engine_analyse = runner._analyse, engine.analyse
+    real_analyse = runner._analyse
 
-    def strike(shown):
-        if os.getpid() != main and shown == "victim.py":
+    def analyse_job(job, *args):  # every job a worker analyses, screened here or not, goes through it
+        if os.getpid() != main and job[1] == "victim.py":
             if mishap == "dies":
                 os._exit(3)
             raise RuntimeError("worker trouble")
-
-    def analyse_job(job, parse_limit=None):
-        strike(job[1])
-        return real_analyse(job, parse_limit)
-
-    def analyse_screened(screened, path, *args, **kwargs):
-        strike(path)
-        return real_engine_analyse(screened, path, *args, **kwargs)
+        return real_analyse(job, *args)
 
     monkeypatch.setattr(runner, "_analyse", analyse_job)
-    monkeypatch.setattr(engine, "analyse", analyse_screened)
     assert relayed() == serial
 
 
@@ -104,8 +102,7 @@ def big_job(index: int) -> tuple:
 @pytest.mark.parametrize("screened_here", [False, True], ids=["by a worker", "here"])
 def test_a_file_with_over_200_kb_of_code_to_parse_is_analysed_alone_after_the_workers(monkeypatch, screened_here):
     if screened_here:
-        monkeypatch.setattr(runner, "importlib", type("Slow", (), {"import_module": staticmethod(
-            lambda name: (time.sleep(1.0), importlib.import_module(name))[1])}))
+        slow_first_worker(monkeypatch)
     work = jobs() + [big_job(len(jobs()))]
     assert engine.screen(work[-1][2], "big.py").parse_size > runner.BIG_FILE_CHARS
     relayed_outcomes = {job[1]: outcome for job, outcome in runner._Relay(2).analyse(work)}

@@ -70,9 +70,14 @@ def start_relay(jobs: int = 0, cache: Optional[Cache] = None) -> Optional["_Rela
     """Workers for a run that is about to find its files, if it is a cold one (no cache, or an empty one):
     some file will surely need LibCST, and the first worker imports it while the files are found and read.
     Hand it to `lint_files`, or `abandon()` it."""
-    if _context() is None or (jobs or available_cpus()) < 2 or not (cache is None or cache.is_empty()):
+    if _relay_workers(jobs) < 2 or not (cache is None or cache.is_empty()):
         return None
-    return _Relay(jobs or available_cpus())
+    return _Relay(_relay_workers(jobs))
+
+
+def _relay_workers(jobs: int) -> int:
+    """How many workers a relay would have: 0 where it cannot fork (see `_context`)."""
+    return (jobs or available_cpus()) if _context() is not None else 0
 
 
 def lint_files(
@@ -91,8 +96,7 @@ def lint_files(
     results: List[Optional[LintResult]] = [None] * len(tasks)
     pending: List[_Job] = []
     programs: Dict[int, tuple] = {}
-    relaying = relay is not None or (
-        len(tasks) >= RELAY_MIN_FILES and _context() is not None and (jobs or available_cpus()) >= 2)
+    relaying = relay is not None or (len(tasks) >= RELAY_MIN_FILES and _relay_workers(jobs) >= 2)
     if relay is None and relaying:
         relay = start_relay(jobs, cache)
     for index, task in enumerate(tasks):
@@ -119,7 +123,7 @@ def lint_files(
         programs[index] = (source, program)
         pending.append((index, shown, program.text, task.codes, key))
         if relaying and relay is None and len(program.text) <= HUGE_FILE_CHARS:
-            relay = _Relay(jobs or available_cpus())  # its first worker imports LibCST while files are read
+            relay = _Relay(_relay_workers(jobs))  # its first worker imports LibCST while files are read
 
     for job, (diagnostics, problems) in _analyse_all(pending, jobs, relay):
         index, shown, _, _, key = job
@@ -131,13 +135,16 @@ def lint_files(
     return [result for result in results if result is not None]
 
 
-def _analyse(job: _Job, parse_limit: Optional[int] = None) -> Optional[_Outcome]:
-    """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`)."""
-    from torchlint.engine import ParseDeferred
+def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None) -> Optional[_Outcome]:
+    """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`).
+    `screened`: what `screen` already made of the job's text."""
+    from torchlint.engine import ParseDeferred, analyse
     from torchlint.rules import rules_by_codes
 
     _, shown, text, codes, _ = job
     try:
+        if screened is not None:
+            return analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit)
         return lint_source(text, shown, rules_by_codes(codes), parse_limit=parse_limit)
     except ParseDeferred:
         return None
@@ -150,11 +157,11 @@ def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = N
     # so the memory of the whole run stays that of one big file. Huge files never go to a worker.
     huge = [job for job in jobs if len(job[2]) > HUGE_FILE_CHARS]
     small = [job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS]
-    if relay is not None and not small:
-        relay.abandon()
     if relay is not None and small:
         outcomes = relay.analyse(small)
     else:
+        if relay is not None:
+            relay.abandon()
         workers = min(processes or available_cpus(), len(jobs))
         enough = len(jobs) >= POOL_MIN_FILES or sum(len(job[2]) for job in jobs) >= POOL_MIN_CHARS
         if workers < 2 or (not processes and not enough):
@@ -296,10 +303,7 @@ class _Relay:
             finished = True
         finally:
             if not finished:  # stopped early: the workers finish the job in hand and leave
-                if not ended:
-                    self._end()
-                for reader, _ in self.pipes:
-                    reader.close()  # a worker sending an answer is told at once that nobody listens
+                self._let_go(end=not ended)
             self.queue.close()
             self.queue.cancel_join_thread()
         for position in sorted(unanswered):  # what a worker that died took, or never answered
@@ -316,17 +320,20 @@ class _Relay:
         self.used = True
         if not self._warm():
             self.first.terminate()  # still importing: it has forked nobody yet
-        self._end()
-        for reader, _ in self.pipes:
-            reader.close()
+        self._let_go(end=True)
         self.queue.close()
         self.queue.cancel_join_thread()
+
+    def _let_go(self, end: bool) -> None:
+        """Workers take no more jobs (after those queued, when `end`) and learn at once that nobody listens."""
+        if end:
+            self._end()
+        for reader, _ in self.pipes:
+            reader.close()
 
 
 def _relay_worker(queue, pipes: list, me: int) -> None:
     import signal
-
-    from torchlint.engine import ParseDeferred, analyse
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the main process, which stops the workers
     for reader, _ in pipes:
@@ -345,8 +352,6 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
         if index != me:
             writer.close()
     answers = pipes[me][1]
-    from torchlint.rules import rules_by_codes
-
     try:
         if me == 0:
             answers.send("warm")
@@ -355,15 +360,9 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
             if item is None:
                 break
             position, shown, text, codes, program, statement_lines = item
+            screened = None if program is None else Screened(text, program or text, statement_lines)
             try:
-                if program is None:
-                    outcome = _analyse((position, shown, text, codes, None), BIG_FILE_CHARS)
-                else:
-                    screened = Screened(text, program or text, statement_lines)
-                    try:
-                        outcome = analyse(screened, shown, rules_by_codes(codes), parse_limit=BIG_FILE_CHARS)
-                    except ParseDeferred:
-                        outcome = None
+                outcome = _analyse((position, shown, text, codes, None), BIG_FILE_CHARS, screened)
             except Exception:  # noqa: BLE001 - the main process analyses it again, and reports what it raises
                 continue
             answers.send((position, outcome))
