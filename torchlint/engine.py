@@ -335,11 +335,9 @@ def _may_be_backward(node: ast.AST, names: set) -> bool:
 
 def _statement_lines(tree: ast.Module) -> List[int]:
     """The first line of each module-level statement as LibCST groups them (`a; b` is one), decorators included."""
-    lines = set()
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", None)
-        lines.add(min([statement.lineno] + [d.lineno for d in decorators]) if decorators else statement.lineno)
-    return sorted(lines)
+    from torchlint.sparse import first_line
+
+    return sorted({first_line(statement) for statement in tree.body})
 
 
 def _without_large_data(text: str) -> Tuple[str, int]:

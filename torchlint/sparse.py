@@ -51,13 +51,13 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     lines = split_lines(text)
     known: Set[str] = set()
     for function in holders:
-        known.update(_IDENTIFIER.findall("".join(lines[_first_line(function) - 1:function.end_lineno])))
+        known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
     pending: List[ast.stmt] = list(tree.body)
     while pending:  # the helpers named there that may reset gradients: kept whole too
         statement = pending.pop()
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
-            helper = "".join(lines[_first_line(statement) - 1:statement.end_lineno])
+            helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
             if _RESET_WORDS.search(helper):  # every reset loops._ResetFinder knows: `.zero_grad(`, `.grad`
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
@@ -227,7 +227,7 @@ class _Blanker:
             if self._removable(statement, statements, index):
                 emptied.append(statement)
                 continue
-            kept.append(_first_line(statement))
+            kept.append(first_line(statement))
             if not (isinstance(statement, _FUNCTIONS) and id(statement) in self.whole):
                 for inner in _blocks(statement):
                     self.block(inner)
@@ -236,7 +236,7 @@ class _Blanker:
         first = emptied[0]
         indent = self.lines[first.lineno - 1][:first.col_offset]  # whitespace only: bytes are characters
         for statement in emptied:
-            self._blank(_first_line(statement), statement.end_lineno or statement.lineno)
+            self._blank(first_line(statement), statement.end_lineno or statement.lineno)
         if not kept and not top:  # a block cannot be empty
             line = self.lines[first.lineno - 1]
             self.lines[first.lineno - 1] = indent + "pass" + line
@@ -247,10 +247,10 @@ class _Blanker:
         and has its lines to itself."""
         if id(statement) in self.keeping:
             return False
-        first, last = _first_line(statement), statement.end_lineno or statement.lineno
+        first, last = first_line(statement), statement.end_lineno or statement.lineno
         if index > 0 and (siblings[index - 1].end_lineno or 0) >= first:
             return False
-        if index + 1 < len(siblings) and _first_line(siblings[index + 1]) <= last:
+        if index + 1 < len(siblings) and first_line(siblings[index + 1]) <= last:
             return False
         if first == statement.lineno:  # a decorator always starts its line
             before = self.lines[first - 1].encode("utf-8")[:statement.col_offset]
@@ -266,7 +266,8 @@ class _Blanker:
             self.lines[number] = line[len(line.rstrip("\r\n")):]
 
 
-def _first_line(statement: ast.stmt) -> int:
+def first_line(statement: ast.stmt) -> int:
+    """The line a statement starts on, its decorators included."""
     decorators = getattr(statement, "decorator_list", None)
     return min([statement.lineno] + [d.lineno for d in decorators]) if decorators else statement.lineno
 
