@@ -37,6 +37,14 @@ ACCUMULATION_BUG = textwrap.dedent(
 )
 ACCUMULATION_FIXED_LINE = "    loss = loss / accum"  # what --fix inserts before the backward
 
+# 4,000 small functions calling `.grad(...)`, over 200 KB: the prefilter lets them through.
+GRAD_HELPERS = "".join(f"def helper_{n}(x):\n    y = x * {n}\n    return y.grad(x)\n\n\n" for n in range(4000))
+
+
+def with_big_module_loop(head: str) -> str:
+    """`head`, GRAD_HELPERS, and a loop outside any function: parsed whole, over 200 KB of code for LibCST."""
+    return head + "\n\n" + GRAD_HELPERS + "for step in range(3):\n    loss = helper_1(step)\n    loss.backward()\n"
+
 
 def write(folder: Path, name: str, text: str) -> Path:
     path = folder / name

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import ACCUMULATION_BUG, REPO
+from conftest import ACCUMULATION_BUG, REPO, with_big_module_loop
 from torchlint import engine, runner
 from torchlint.registry import RULE_NAMES
 
@@ -94,9 +94,7 @@ def test_stopping_early_leaves_no_worker_behind():
 
 
 def big_job(index: int) -> tuple:
-    helpers = "".join(f"def helper_{n}(x):\n    y = x * {n}\n    return y.grad(x)\n\n\n" for n in range(4000))
-    text = ACCUMULATION_BUG + "\n\n" + helpers + "for step in range(3):\n    helper_1(step).backward()\n"
-    return (index, "big.py", text, CODES, None)
+    return (index, "big.py", with_big_module_loop(ACCUMULATION_BUG), CODES, None)
 
 
 @pytest.mark.parametrize("screened_here", [False, True], ids=["by a worker", "here"])

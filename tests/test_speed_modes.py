@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ACCUMULATION_BUG, REPO
+from conftest import ACCUMULATION_BUG, GRAD_HELPERS, REPO, with_big_module_loop
 
 FOLDERS = ["tests/corpus", "examples", "fixtures"]
 
@@ -128,11 +128,8 @@ def test_a_file_without_training_loops_is_linted_without_importing_libcst_or_ric
 
 def test_big_files_handed_back_by_the_workers_give_the_same_findings(tmp_path):
     bug = (REPO / "examples" / "finetune_accumulation.py").read_text(encoding="utf-8")
-    filler = "".join(f"def helper_{n}(x):\n    y = x * {n}\n    return y.grad(x)\n\n\n" for n in range(4000))
-    # A loop outside any function: the whole file is parsed, over 200 KB of code.
-    module_loop = "for step in range(3):\n    loss = helper_1(step)\n    loss.backward()\n"
-    (tmp_path / "big_with_loop.py").write_text(bug + "\n\n" + filler + module_loop, encoding="utf-8")
-    (tmp_path / "huge_without_loop.py").write_text(filler * 3, encoding="utf-8")  # over 512 KB
+    (tmp_path / "big_with_loop.py").write_text(with_big_module_loop(bug), encoding="utf-8")
+    (tmp_path / "huge_without_loop.py").write_text(GRAD_HELPERS * 3, encoding="utf-8")  # over 512 KB
     for name in ("amp_trainer.py", "reset_mistakes.py", "lr_schedule.py"):
         shutil.copy(REPO / "examples" / name, tmp_path / name)
     assert (tmp_path / "big_with_loop.py").stat().st_size > 200 * 1024
