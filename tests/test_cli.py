@@ -40,6 +40,8 @@ ACCUMULATION_BUG = textwrap.dedent(
         if i % accum_steps == 0:
             optimizer.step()
             optimizer.zero_grad()
+    optimizer.step()  # the gradients left after the last window: no TL010
+    optimizer.zero_grad()
     """
 )
 CLEAN = textwrap.dedent(

@@ -4,7 +4,9 @@ a crashing rule is reported and the other rules and files still run."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -17,6 +19,24 @@ from torchlint.rules import ALL_RULES, Finding, Rule
 from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE
 
 BUG, FIXED_LINE = ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE  # TL003 at line 3, column 5
+REPO = Path(__file__).resolve().parent.parent
+# Programs that are right: the corpus's traps, the clean example, the fixtures' reference scripts.
+CORRECT_PROGRAMS = (sorted((REPO / "tests" / "corpus").glob("tl*_trap_*.py")) + [REPO / "examples" / "clean_training.py"]
+                    + sorted((REPO / "fixtures").glob("*/reference.py")))
+
+
+def test_safe_fixes_never_change_a_correct_program(torchlint, tmp_path):
+    """`--fix` over correct code writes nothing: every byte of every trap and reference script stays."""
+    copies = {}
+    for original in CORRECT_PROGRAMS:
+        copy = tmp_path / f"{original.parent.name}_{original.name}"
+        shutil.copyfile(original, copy)
+        copies[copy] = original
+    assert len(copies) > 80
+    result = torchlint("--fix", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    changed = [original.name for copy, original in copies.items() if copy.read_bytes() != original.read_bytes()]
+    assert changed == []
 
 
 def test_fix_keeps_crlf_line_endings(torchlint, tmp_path):

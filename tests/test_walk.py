@@ -13,7 +13,7 @@ from torchlint.walk import calls_in, preorder
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "corpus").glob("*.py"))[::4] + sorted((ROOT / "examples").glob("*.py")) + [
-    ROOT / "torchlint" / "loops.py", ROOT / "bench" / "bench.py",
+    ROOT / "torchlint" / "training" / "loop.py", ROOT / "torchlint" / "flow" / "cfg.py", ROOT / "bench" / "bench.py",
 ]
 # Nodes that carry meaning; layout (whitespace, commas, parentheses) is not walked.
 MEANINGFUL = (cst.BaseExpression, cst.BaseStatement, cst.BaseSmallStatement, cst.Arg, cst.Param, cst.Decorator,

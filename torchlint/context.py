@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from torchlint.loops import Site, TrainingLoop, find_training_loops
+from torchlint.training import Site, TrainingLoop, find_training_loops
 from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
 from torchlint.text import split_lines

@@ -293,7 +293,7 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
 
     Files whose `backward(` or `grad(` calls all sit outside loops (or are
     definitions, comments, strings) are never handed to LibCST. The test is a
-    superset of the loops `torchlint.loops` analyses: any call of a name or
+    superset of the loops `torchlint.training` analyses: any call of a name or
     attribute `backward`, `manual_backward` or `grad`, or of a name imported
     under another name from `... import backward` or `grad`. Text CPython
     rejects is not tested: it goes on to LibCST, which reports it (TL000).

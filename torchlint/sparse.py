@@ -5,9 +5,11 @@ loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
-  text has `zero_grad` or the word `grad` in it (the helpers a loop may call
-  to reset gradients: the analysis reads a helper's body only to find
-  `x.zero_grad()`, `p.grad = None` or `p.grad.zero_()` in it);
+  text has `zero_grad`, the word `grad` or `detach` in it (the helpers a
+  loop may call to reset or rescale gradients, or to detach a state: the
+  analysis reads a helper's body only to find `x.zero_grad()`,
+  `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, or the detached
+  values it returns);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
   and their annotated parameters, wherever they are.
@@ -34,7 +36,7 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
-_RESET_WORDS = re.compile(r"\bgrad\b|zero_grad")
+_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -54,11 +56,11 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
         known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
     pending: List[ast.stmt] = list(tree.body)
-    while pending:  # the helpers named there that may reset gradients: kept whole too
+    while pending:  # the helpers named there that may reset gradients or detach: kept whole too
         statement = pending.pop()
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
             helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
-            if _RESET_WORDS.search(helper):  # every reset loops._ResetFinder knows: `.zero_grad(`, `.grad`
+            if _HELPER_WORDS.search(helper):  # what training.roles.GradWork and training.graph look for
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))

@@ -8,7 +8,7 @@ def train_epoch(args, model, loader, optimizer, criterion):
         with torch.autocast("cuda", dtype=torch.float16):
             loss = criterion(model(x), y) / args.gradient_accumulation_steps
         scaler.scale(loss).backward()
-        if batch_idx % args.gradient_accumulation_steps == 0 and batch_idx > 0:  # expect: TL004
+        if batch_idx % args.gradient_accumulation_steps == 0 and batch_idx > 0:  # expect: TL004, TL010
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()

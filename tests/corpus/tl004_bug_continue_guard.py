@@ -7,7 +7,7 @@ def train(model, loader, criterion, accum_steps):
     for i, (x, y) in enumerate(loader):
         loss = criterion(model(x), y) / accum_steps
         loss.backward()
-        if i % accum_steps:  # expect: TL004
+        if i % accum_steps:  # expect: TL004, TL010
             continue
         optimizer.step()
         optimizer.zero_grad()

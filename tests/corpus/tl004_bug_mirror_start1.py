@@ -8,6 +8,6 @@ def train(cfg, model, train_loader, criterion):
         for batch_idx, (x, y) in enumerate(train_loader, start=1):
             loss = criterion(model(x), y) / cfg.train.accum
             loss.backward()
-            if (batch_idx + 1) % cfg.train.accum == 0:  # expect: TL004
+            if (batch_idx + 1) % cfg.train.accum == 0:  # expect: TL004, TL010
                 optimizer.step()
                 optimizer.zero_grad()

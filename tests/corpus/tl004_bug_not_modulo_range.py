@@ -18,6 +18,6 @@ class IterTrainer:
             lr_img, hr_img = next(data)
             loss = self.loss_fn(self.model(lr_img), hr_img) / self.accum
             loss.backward()
-            if not it % self.accum:  # expect: TL004
+            if not it % self.accum:  # expect: TL004, TL010
                 self.optimizer.step()
                 self.optimizer.zero_grad()

@@ -14,3 +14,5 @@ def train(model, loader, accum=4):
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad()
+    optimizer.step()  # the last, partial window
+    optimizer.zero_grad()

@@ -55,11 +55,17 @@ block, or remove the decorator from the training function.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR
+from torchlint.names import ModuleNames, dotted_name, int_value, iter_names
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import BackwardSite, TrainingLoop
+from torchlint.training.graph import TENSOR_METHODS
+from torchlint.training.windows import is_number
 
 
 class BackwardUnderNoGrad(Rule):
@@ -73,7 +79,7 @@ class BackwardUnderNoGrad(Rule):
             for backward in loop.loop_backwards:
                 if backward.loss is None:
                     continue
-                disabled = loop.computed_without_grad(backward, context.names)
+                disabled = _computed_without_grad(loop, backward, context.names)
                 if disabled is None:
                     continue
                 loss = context.code(backward.loss)
@@ -193,3 +199,139 @@ def distill(student, teacher, loader, optimizer, T=2.0):
             line=11,
         ),
     )
+
+
+def _computed_without_grad(loop: TrainingLoop, backward: BackwardSite,
+                           names: ModuleNames) -> Optional[cst.BaseExpression]:
+    """The context that disabled gradients while the backward's loss was computed, if any."""
+    loss = backward.loss
+    if loss is None:
+        return None
+    if dotted_name(loss) is None:  # an expression computed right in the backward call
+        disabled = loop.grad_disabled_at(backward, names)
+        if disabled is not None:
+            return disabled
+    state, context = _GradTracer(loop, names).trace(loss, backward.point[0], 0)
+    return context if state == "off" else None
+
+
+# Tensor methods that compute from their receiver and arguments only, with no parameters of their own.
+_PURE_TENSOR_METHODS = TENSOR_METHODS | {
+    "cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp", "log", "pow", "gather", "argmax", "max", "min",
+    "norm", "clamp", "squeeze", "expand", "expand_as", "view_as", "mul", "add", "sub", "neg", "sigmoid", "tanh",
+}
+Traced = Tuple[str, Optional[cst.BaseExpression]]
+
+
+class _GradTracer:
+    """Whether a loss carries no graph because what it is computed from was computed with gradients off.
+
+    `trace` answers ("off", context) when every input that could carry a graph was computed under a
+    `no_grad()`-like `context` (and the rest are data or numbers), ("none", None) for data and numbers
+    only, and ("maybe", None) as soon as anything could carry a graph: a model call, an unknown callable,
+    a name whose value may come from before the iteration. When unsure, the answer is "maybe", and
+    nothing is reported.
+    """
+
+    _MAX_DEPTH = 12
+
+    def __init__(self, loop: TrainingLoop, names: ModuleNames) -> None:
+        self.loop = loop
+        self.names = names
+        self.data: Set[str] = set()
+        node = loop.node
+        if isinstance(node, cst.For) and not any(
+            loop.value_before_loop(name) is not None and loop.builds_graph(loop.value_before_loop(name), names)
+            for name in iter_names(node.iter)
+        ):  # `for x, y in loader`: data; not `for out in outputs` over a forward pass before the loop
+            self.data = set(iter_names(node.target))
+
+    def trace(self, node: cst.BaseExpression, at: int, depth: int) -> Traced:
+        if depth > self._MAX_DEPTH:
+            return "maybe", None
+        depth += 1
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+            return "none", None
+        if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) is not None:
+            return self._name(dotted_name(node), at, depth)
+        if isinstance(node, cst.Subscript):
+            return self.trace(node.value, at, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return _combine([self.trace(node.left, at, depth), self.trace(node.right, at, depth)])
+        if isinstance(node, cst.UnaryOperation):
+            return self.trace(node.expression, at, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, at, depth)
+        return "maybe", None
+
+    def _call(self, node: cst.Call, at: int, depth: int) -> Traced:
+        args = [self.trace(arg.value, at, depth) for arg in node.args]
+        func = node.func
+        qualified = self.names.callee(node)
+        if qualified is not None:
+            pure = qualified.startswith("torch.") and (
+                not qualified.startswith("torch.nn.") or qualified.startswith("torch.nn.functional.")
+            )
+            return _combine(args) if pure else ("maybe", None)
+        if isinstance(func, cst.Name) and func.value in ("float", "int", "len"):
+            return "none", None
+        if isinstance(func, cst.Attribute) and func.attr.value in _PURE_TENSOR_METHODS:
+            return _combine([self.trace(func.value, at, depth)] + args)
+        callee = dotted_name(func)
+        if callee is not None and any(
+            self.names.is_loss_class(c) for c in self.names.constructors_of(callee)
+        ):  # `criterion = nn.CrossEntropyLoss()`: no parameters of its own
+            return _combine(args)
+        return "maybe", None
+
+    def _name(self, name: str, at: int, depth: int) -> Traced:
+        if name in self.data:
+            return "none", None
+        for candidate in _prefixes(name):  # `outputs.loss`, then `outputs`
+            definitions = self.loop.reaching(candidate, at)
+            inside = [definition for definition in definitions if definition.kind != "start"]
+            if not inside:
+                continue
+            if len(inside) != len(definitions):  # on some path the value comes from before the iteration
+                return "maybe", None
+            parts: List[Traced] = []
+            for definition in inside:
+                assignment = self.loop.assignment_of(definition)
+                disabled = self.loop.grad_disabled_at(assignment, self.names) if assignment is not None else None
+                if disabled is not None:
+                    parts.append(("off", disabled))
+                elif definition.kind != "assign" or definition.value is None:
+                    return "maybe", None
+                else:
+                    parts.append(self.trace(definition.value, definition.node, depth))
+            return _combine(parts)
+        if is_number(self.loop.value_before_loop(name)) or self._numeric_parameter(name):
+            return "none", None
+        return "maybe", None
+
+    def _numeric_parameter(self, name: str) -> bool:
+        """`T` in `def distill(..., T=4.0)`: a hyperparameter, not a tensor with a graph."""
+        function = self.loop.function
+        if function is None:
+            return False
+        params = function.params
+        for param in tuple(params.params) + tuple(params.kwonly_params):
+            if param.name.value == name:
+                default = param.default
+                return default is not None and (is_number(default) or int_value(default) is not None)
+        return False
+
+
+def _combine(parts: List[Traced]) -> Traced:
+    if any(state == "maybe" for state, _ in parts):
+        return "maybe", None
+    for state, context in parts:
+        if state == "off":
+            return state, context
+    return "none", None
+
+
+def _prefixes(dotted: str) -> List[str]:
+    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]."""
+    parts = dotted.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]

@@ -54,24 +54,30 @@ flagged.
 
 ## Fix safety
 
-Safe when the loop does not pass `retain_graph=True` (the code cannot run a
-second iteration as written, and truncating backpropagation at the window
-boundary is what every recurrent training loop does); unsafe otherwise,
-since detaching then changes which gradients are computed. The fix inserts
-`h = h.detach()` at the top of the loop body (for an `nn.LSTM`'s `(h, c)`
-tuple, each element is detached; a state that starts as `None` is detached
-only once it exists).
+Safe when the code shows what the state is and the loop does not pass
+`retain_graph=True`: the state comes from a torch recurrent module (`nn.GRU`,
+`nn.LSTM`...), starts as a tensor from a torch factory before the loop, or
+is unpacked by name (`out, (h, c) = ...`). The code cannot run a second
+iteration as written, and truncating backpropagation at the window boundary
+is what every recurrent training loop does. Unsafe otherwise: `h.detach()`
+on a state that is really a tuple or a dict would raise, and with
+`retain_graph=True` detaching changes which gradients are computed. The fix
+inserts `h = h.detach()` at the top of the loop body (for an `nn.LSTM`'s
+`(h, c)` tuple, each element is detached; a state that starts as `None` is
+detached only once it exists).
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List, Optional, Set
 
 import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, UNSAFE, Fix
+from torchlint.names import ModuleNames, dotted_name, last_component
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import Assignment, TrainingLoop, graph
 
 
 class CarriedGraphState(Rule):
@@ -85,7 +91,7 @@ class CarriedGraphState(Rule):
             if not loop.loop_backwards or _backwards_on_accumulators(loop):
                 continue
             groups = {}  # `out, (h, c) = lstm(x, (h, c))` carries two names in one statement: one finding
-            for state in loop.fed_back_states(context.names):
+            for state in _fed_back_states(loop, context.names):
                 groups.setdefault(id(state.node), []).append(state)
             for states in groups.values():
                 state = states[0]
@@ -105,15 +111,17 @@ class CarriedGraphState(Rule):
                 )
                 yield Finding(state.node, message, self._fix(context, loop, states, retained))
 
-    def _fix(self, context: FileContext, loop, states, retained: bool):
+    def _fix(self, context: FileContext, loop: TrainingLoop, states: List[Assignment], retained: bool):
         first = loop.first_body_statement
         if first is None:
             return None
         names, values = [], []
+        known = True
         for state in states:
             name = state.target
-            detached = f"tuple(part.detach() for part in {name})" if loop.state_is_tuple(state, context.names) \
-                else f"{name}.detach()"
+            kind = _state_kind(loop, state, context.names)
+            known = known and kind is not None
+            detached = f"tuple(part.detach() for part in {name})" if kind == "tuple" else f"{name}.detach()"
             initial = loop.value_before_loop(name)
             if initial is None or (isinstance(initial, cst.Name) and initial.value == "None"):
                 detached = f"None if {name} is None else {detached}"
@@ -122,8 +130,9 @@ class CarriedGraphState(Rule):
             names.append(name)
             values.append(detached)
         targets = ", ".join(names)
+        # Safe only where the code shows what the state is: a tensor (or an LSTM's tuple of them).
         return Fix(
-            UNSAFE if retained else SAFE,
+            SAFE if known and not retained else UNSAFE,
             f"Detach `{targets}` at the top of the loop body",
             (context.insert_line_before(first, f"{targets} = {', '.join(values)}"),),
         )
@@ -201,6 +210,7 @@ for start in range(0, len(loader), 4):
     invalid = (
         Example(
             """
+import torch
 hidden = torch.zeros(1, 4, 8)
 for x, y in batches:
     out, hidden = rnn(x, hidden)
@@ -209,8 +219,9 @@ for x, y in batches:
     optimizer.step()
     optimizer.zero_grad()
 """,
-            line=4,
+            line=5,
             fixed="""
+import torch
 hidden = torch.zeros(1, 4, 8)
 for x, y in batches:
     hidden = hidden.detach()
@@ -267,6 +278,7 @@ while step < total:
     optimizer.zero_grad()
     step += 1
 """,
+            unsafe=True,
         ),
         # Both tensors of an LSTM's state, unpacked in place: one finding for the statement.
         Example(
@@ -296,7 +308,78 @@ for x, y in batches:
     )
 
 
-def _backwards_on_accumulators(loop) -> bool:
+def _backwards_on_accumulators(loop: TrainingLoop) -> bool:
     """Every backward is on a loss summed across iterations: TL001 reports it, and its fix moves
     the backward out of the loop, after which carrying the state is plain backpropagation through time."""
     return all(loop.backward_on_accumulator(backward) is not None for backward in loop.loop_backwards)
+
+
+def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]:
+    """`h = rnn(x, h)` whose graph reaches a backward and then, still attached, the next `rnn(x, h)`.
+
+    The path is followed in the control-flow graph: a re-initialisation, a
+    detach (`h = h.detach()`, `h.detach_()`, each element detached in place,
+    `repackage_hidden(h)`) or `del h` on it cuts it; `tuple(h)` does not. A
+    detach that runs right after every backward (truncated BPTT) cuts every
+    such path, as does one at the top of the body.
+    """
+    feeding: Set[str] = set()
+    for backward in loop.loop_backwards:
+        if backward.loss is not None:
+            feeding |= loop.feeding_names(backward.loss, backward)
+    states = []
+    seen: Set[str] = set()
+    for update in loop.assignments:
+        name = update.target
+        if name in seen or name not in feeding or update.depth != 0:
+            continue
+        if not graph.feeds_itself(update.value, name, names) or not loop.iteration.carried(update.point[0], name):
+            continue
+        seen.add(name)
+        if loop.grad_disabled_at(update, names) is not None:
+            continue
+        cuts = loop.fresh_definitions(name)
+        if any(loop.reaches(update, backward, cuts) and loop.reaches(backward, update, cuts)
+               for backward in loop.loop_backwards):
+            states.append(update)
+    return states
+
+
+_TENSOR_STATES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.RNNCell", "torch.nn.GRUCell"})
+_TUPLE_STATES = frozenset({"torch.nn.LSTM", "torch.nn.LSTMCell"})
+_FACTORIES = frozenset({"zeros", "ones", "randn", "rand", "empty", "zeros_like", "ones_like", "randn_like", "full"})
+
+
+def _state_kind(loop: TrainingLoop, state: Assignment, names: ModuleNames) -> Optional[str]:
+    """"tensor" or "tuple" when the code shows what the state is, else None.
+
+    The producer is a torch recurrent module (`nn.GRU` gives a tensor, `nn.LSTM` an `(h, c)` tuple);
+    or the state starts as a tensor from a torch factory before the loop and comes back in its place;
+    or it is one name of a nested unpacking, `out, (h, c) = lstm(...)`.
+    """
+    value = state.value
+    callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+    constructors = set(names.constructors_of(callee)) if callee else set()
+    if _nested_target(state.node, state.target) or constructors & _TENSOR_STATES:
+        return "tensor"
+    if constructors & _TUPLE_STATES:
+        return "tuple"
+    initial = loop.value_before_loop(state.target)
+    if isinstance(initial, cst.Call):
+        qualified = names.callee(initial) or ""
+        if qualified.startswith("torch.") and last_component(qualified) in _FACTORIES:
+            return "tensor"
+    return None
+
+
+def _nested_target(node: cst.CSTNode, name: str) -> bool:
+    """`h` in `out, (h, c) = ...`: assigned from inside a nested tuple target."""
+    if not isinstance(node, cst.Assign):
+        return False
+    for target in node.targets:
+        if isinstance(target.target, (cst.Tuple, cst.List)):
+            for element in target.target.elements:
+                inner = element.value
+                if isinstance(inner, (cst.Tuple, cst.List)) and name in {dotted_name(e.value) for e in inner.elements}:
+                    return True
+    return False

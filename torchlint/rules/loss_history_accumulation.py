@@ -43,8 +43,10 @@ for x, y in loader:
 Not flagged: `loss.item()` (also `loss.item() * x.size(0)`), `float(loss)`,
 `loss.detach()` (and `.detach().cpu()`), counts of correct predictions
 (`(logits.argmax(1) == y).sum()`), totals inside `torch.no_grad()` or
-`torch.inference_mode()`, and the loss accumulator that is itself
-backpropagated (see TL001).
+`torch.inference_mode()`, the loss accumulator that is itself
+backpropagated (see TL001), and a total reset whenever the optimizer steps
+(`window_loss = 0` in the step's block): it holds at most one window of
+graphs, not the history of the epoch.
 
 ## Fix safety
 
@@ -56,13 +58,18 @@ graph. No fix is offered when the code later uses `total` as a tensor
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import SAFE, WARNING, Fix
+from torchlint.names import ModuleNames, dotted_name
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import Assignment, TrainingLoop
+from torchlint.training.graph import GRAPH_KEEPING_METHODS
+from torchlint.training.loop import uses_attribute_of
+from torchlint.training.windows import is_number
 
 
 class LossHistoryAccumulation(Rule):
@@ -73,7 +80,7 @@ class LossHistoryAccumulation(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            for total, added, update in loop.history_accumulations(context.names):
+            for total, added, update in _history_accumulations(loop, context.names):
                 added_code = context.code(added)
                 message = (
                     f"`{total}` adds up `{added_code}`, which is still attached to the graph: `{total}` becomes "
@@ -81,7 +88,7 @@ class LossHistoryAccumulation(Rule):
                     f"Accumulate `{added_code}.item()` instead."
                 )
                 fix = None
-                if not loop.used_as_tensor(total):
+                if not _used_as_tensor(loop, total):
                     item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
                         else f"({added_code}).item()"
                     fix = Fix(SAFE, f"Use `{item}`", (context.replace(added, item),))
@@ -207,3 +214,66 @@ for x, y in loader:
         ),
     )
 
+
+
+def _history_accumulations(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[str, cst.BaseExpression, Assignment]]:
+    """(total, added, update) for `total += loss` where `total` starts as a number before the loop
+    and carries the sum from one iteration into the next, with no reset at every update."""
+    backward_losses = {b.loss_name for b in loop.backwards if b.loss_name}
+    found = []
+    for assignment in loop.assignments:
+        added = _added_term(assignment)
+        total = assignment.target
+        if added is None or total in backward_losses:
+            continue
+        if not is_number(loop.value_before_loop(total)) or loop.carried(total) is None:
+            continue
+        if loop.grad_disabled_at(assignment, names) is not None or _reset_every_step(loop, total):
+            continue
+        if _attached_to_graph(loop, added, assignment, names, backward_losses):
+            found.append((total, added, assignment))
+    return found
+
+
+def _reset_every_step(loop: TrainingLoop, total: str) -> bool:
+    """`window_loss = 0` wherever the optimizer steps: the total holds one window at most."""
+    resets = [a for a in loop.assignments if a.target == total and not a.reads_target]
+    return any(loop.runs_whenever(reset, step) for reset in resets for step in loop.optimizer_steps)
+
+
+def _attached_to_graph(loop: TrainingLoop, added: cst.BaseExpression, assignment: Assignment, names: ModuleNames,
+                       backward_losses: Set[str]) -> bool:
+    """A graph-attached tensor reaches `added` through arithmetic or graph-keeping tensor methods:
+    `loss * x.size(0)`, `loss.mean()`; `loss.item() * n`, `float(loss)` and `loss.detach()` do not."""
+    if isinstance(added, cst.BinaryOperation):
+        return any(_attached_to_graph(loop, side, assignment, names, backward_losses)
+                   for side in (added.left, added.right))
+    if isinstance(added, cst.UnaryOperation):
+        return _attached_to_graph(loop, added.expression, assignment, names, backward_losses)
+    if (isinstance(added, cst.Call) and isinstance(added.func, cst.Attribute)
+            and added.func.attr.value in GRAPH_KEEPING_METHODS and names.qualify(added.func) is None):
+        return _attached_to_graph(loop, added.func.value, assignment, names, backward_losses)
+    if dotted_name(added) in backward_losses:
+        return True
+    origin = loop.origin(added, assignment, names)
+    return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none"}
+
+
+def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
+    """`loss` in `total += loss` or `total = total + loss`."""
+    if assignment.operator == "+=":
+        return assignment.value
+    value = assignment.value
+    if assignment.operator == "=" and isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        if dotted_name(value.left) == assignment.target:
+            return value.right
+        if dotted_name(value.right) == assignment.target:
+            return value.left
+    return None
+
+
+def _used_as_tensor(loop: TrainingLoop, name: str) -> bool:
+    """`name.item()`, `name.backward()`... anywhere in the function (or module) around the loop."""
+    if not loop.enclosing:
+        return False
+    return any(uses_attribute_of(statement, name) for statement in loop.enclosing[0][0])

@@ -45,17 +45,29 @@ is the usual place, but a loop that never reset its gradients does not say
 where its author meant the reset to be (before the forward pass, after the
 step, at a window boundary). Apply it with `--unsafe-fixes` after reading it.
 Lightning's `training_step` under automatic optimisation is not flagged:
-Lightning resets for you.
+Lightning resets for you. Nor are distributed autograd loops
+(`dist_autograd.backward(ctx, [loss])` then a `DistributedOptimizer`'s
+`step(ctx)`: the gradients live in each iteration's context), and an
+optimizer built in the iteration over tensors made in that iteration (a
+fresh perturbation or latent, `opt = SGD([delta])`): its tensors start with
+no gradient. An optimizer rebuilt every iteration over `model.parameters()`
+resets nothing, and is flagged.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, List
+
+import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, UNSAFE, Fix
+from torchlint.names import ModuleNames, dotted_name, keyword, positional
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import ResetSite, StepSite, TrainingLoop
+from torchlint.training.roles import same_module
+from torchlint.walk import preorder
 
 _MANUAL_OPTIMISATION = re.compile(r"automatic_optimization\s*=\s*False")
 
@@ -70,10 +82,14 @@ class MissingZeroGrad(Rule):
         for loop in context.loops:
             if not loop.loop_backwards or _lightning_automatic(context, loop):
                 continue
+            if all(backward.kind == "distributed" for backward in loop.loop_backwards):
+                continue  # distributed autograd: the gradients live in the context, one per iteration
             reported = set()
             for step in loop.optimizer_steps:
                 optimizer = step.receiver
-                if optimizer in reported or loop.resets_for(optimizer):
+                if optimizer in reported or _resets_for(loop, optimizer):
+                    continue
+                if _built_for_this_iteration(loop, step, context.names):
                     continue
                 reported.add(optimizer)
                 call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
@@ -232,3 +248,61 @@ def _lightning_automatic(context: FileContext, loop) -> bool:
     if loop.function is None or loop.function.name.value != "training_step" or loop.class_def is None:
         return False
     return not _MANUAL_OPTIMISATION.search(context.source_of(loop.class_def))
+
+
+def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleNames) -> bool:
+    """`delta = torch.zeros_like(x, requires_grad=True); opt = SGD([delta])`: on every path to the step,
+    the optimizer is built in this iteration over tensors also made in it, so their gradients start
+    empty. Not when any of its tensors could be a model's parameters."""
+    definitions = loop.reaching(step.receiver, step)
+    if not definitions:
+        return False
+    for definition in definitions:
+        value = definition.value
+        if definition.kind != "assign" or definition.unpacked or not isinstance(value, cst.Call):
+            return False
+        params = positional(value, 0) or keyword(value, "params")
+        if params is None or not _fresh_tensors(loop, params, definition.node):
+            return False
+    return True
+
+
+def _fresh_tensors(loop: TrainingLoop, params: cst.BaseExpression, at: int) -> bool:
+    """Every name in `params` is assigned in the iteration, on every path, from something other than
+    parameters (`model.parameters()`, `named_parameters()`, `param_groups`)."""
+    names = [element.value for element in params.elements] if isinstance(params, (cst.List, cst.Tuple)) else [params]
+    for node in names:
+        name = dotted_name(node)
+        if name is None:
+            return False
+        definitions = loop.reaching(name, at)
+        if not definitions or any(d.kind != "assign" or not isinstance(d.value, cst.Call)
+                                  or _holds_parameters(d.value) for d in definitions):
+            return False
+    return True
+
+
+def _holds_parameters(value: cst.BaseExpression) -> bool:
+    """`list(model.parameters())`, `[p for g in opt.param_groups for p in g["params"]]`."""
+    return any(isinstance(node, cst.Attribute) and node.attr.value in ("parameters", "named_parameters",
+                                                                        "param_groups")
+               for node in preorder(value))
+
+
+def _resets_for(loop: TrainingLoop, optimizer: str) -> List[ResetSite]:
+    """Resets that may clear `optimizer`'s gradients: a reset whose reach cannot be read counts.
+
+    `netD.zero_grad()` does not reach `optimizerG = Adam(netG.parameters())`;
+    `model.zero_grad()`, `p.grad = None` or a helper reach any optimizer whose
+    parameters cannot be traced.
+    """
+    models = dict(loop.optimizer_models).get(optimizer, frozenset())
+    found = []
+    for reset in loop.resets:
+        if reset.kind != "zero_grad" or reset.target == optimizer:
+            found.append(reset)
+        elif reset.target in loop.optimizer_names:
+            continue
+        elif not models or any(same_module(reset.target, model) for model in models):
+            found.append(reset)
+    return found

@@ -76,13 +76,13 @@ class OffByOneStep(Rule):
         for loop in context.loops:
             reported = set()
             for step in loop.optimizer_steps:
-                if not any(backward.order < step.order for backward in loop.loop_backwards):
+                if not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
                     continue
                 for check in loop.accumulation_checks(step):
                     if check.kind != "modulo" or check.remainder != "zero" or id(check.expression) in reported:
                         continue
                     counter = loop.counter(check.counter)
-                    first = counter.value_at(step.order) if counter is not None else None
+                    first = loop.first_value(counter, step) if counter is not None else None
                     if first is None or first + check.offset not in (0, 2):
                         continue
                     reported.add(id(check.expression))

@@ -55,14 +55,16 @@ next iteration, and detaching it is a decision about what to train.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 import libcst as cst
 
 from torchlint.context import FileContext
-from torchlint.loops import BackwardSite, TrainingLoop
 from torchlint.model import ERROR, SAFE, WARNING, Fix
+from torchlint.names import ModuleNames, dotted_name, iter_names
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import BackwardSite, TrainingLoop
+from torchlint.training.graph import feeds_itself, value_names
 
 
 class RetainGraphLeak(Rule):
@@ -77,9 +79,9 @@ class RetainGraphLeak(Rule):
             for backward in loop.backwards:
                 if backward.retain_graph is None or backward.create_graph or backward.loss is None:
                     continue
-                if _later_backward(loop, backward) or not loop.graph_built_in_iteration(backward):
+                if _later_backward(loop, backward) or not _graph_built_in_iteration(loop, backward):
                     continue
-                if loop.graph_from_before(backward, context.names) is not None:
+                if _graph_from_before(loop, backward, context.names) is not None:
                     continue  # the next iteration backpropagates through that graph again
                 carried = _carried_source(loop, backward)
                 if carried == "owned-elsewhere":
@@ -211,7 +213,7 @@ def _later_backward(loop: TrainingLoop, backward: BackwardSite) -> bool:
     for other in loop.backwards:
         if other is backward:
             continue
-        if other.order > backward.order or (backward.depth > 0 and other.depth >= backward.depth):
+        if loop.precedes(backward, other) or (backward.depth > 0 and other.depth >= backward.depth):
             return True
     return False
 
@@ -222,12 +224,75 @@ def _carried_source(loop: TrainingLoop, backward: BackwardSite) -> Optional[str]
     Returns "owned-elsewhere" when that name is a loss accumulator (TL001)
     or model state fed back as input (TL012).
     """
-    for name in sorted(loop.feeding_names(backward.loss, backward.order)):
+    for name in sorted(loop.feeding_names(backward.loss, backward)):
         update = loop.carried(name)
         if update is None:
             continue
-        if loop.accumulator(name) is not None or loop.is_fed_back_state(name):
+        if loop.accumulator(name) is not None or feeds_itself(update.value, name, loop.names):
             return "owned-elsewhere"
         return name
     return None
+
+
+
+def _graph_built_in_iteration(loop: TrainingLoop, backward: BackwardSite) -> bool:
+    """The backward's tensors are computed in this iteration, not before the loop.
+
+    `for out in outputs: out.sum().backward(retain_graph=True)` walks one graph,
+    built before the loop, once per iteration; `loss = f(model(x))` builds a new one.
+    """
+    if backward.loss is None:
+        return False
+    parts = backward.loss.elements if isinstance(backward.loss, (cst.List, cst.Tuple)) else (backward.loss,)
+    for part in parts:
+        root = _root_name(part.value if isinstance(part, cst.BaseElement) else part)
+        if root is not None and not any(_computed_here(loop, candidate, backward) for candidate in _prefixes(root)):
+            return False
+    return True
+
+
+def _computed_here(loop: TrainingLoop, name: str, backward: BackwardSite) -> bool:
+    """`name` gets its value from an assignment in this iteration (not only from the loop's target)."""
+    return any(d.kind in ("assign", "augmented") for d in loop.reaching(name, backward))
+
+
+def _graph_from_before(loop: TrainingLoop, backward: BackwardSite, names: ModuleNames) -> Optional[str]:
+    """A tensor computed before the loop by a forward pass that the backward's loss is built from.
+
+    `features = backbone(x)` then `for head in heads: criterion(head(features), y).backward(
+    retain_graph=True)`: every iteration backpropagates through `features`' graph again.
+    """
+    if backward.loss is None:
+        return None
+    targets = set(iter_names(loop.node.target)) if isinstance(loop.node, cst.For) else set()
+    for name in sorted(loop.flow_names(backward.loss, backward, value_names)):
+        if name in targets or not all(d.kind == "start" for d in loop.reaching(name, backward)):
+            continue
+        value = loop.value_before_loop(name)
+        if value is not None and loop.builds_graph(value, names):
+            return name
+    return None
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    """`out` for `out[0].sum()`; None for a fresh call like `criterion(out, y)`."""
+    while True:
+        if isinstance(node, cst.Call):
+            if not isinstance(node.func, cst.Attribute):
+                return None
+            node = node.func.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            return dotted_name(node)
+        else:
+            return None
+
+
+def _prefixes(dotted: str) -> List[str]:
+    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]."""
+    parts = dotted.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
+
+
 

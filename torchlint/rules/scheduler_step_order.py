@@ -60,6 +60,8 @@ from torchlint.context import FileContext
 from torchlint.model import WARNING
 from torchlint.names import positional
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
+from torchlint.training.windows import checks_in
 
 
 class SchedulerStepOrder(Rule):
@@ -73,7 +75,7 @@ class SchedulerStepOrder(Rule):
             for scheduler in loop.scheduler_steps:
                 if scheduler.depth or positional(scheduler.node, 0) is not None or scheduler.node.args:
                     continue
-                step = loop.step_scheduled_by(scheduler)
+                step = _step_scheduled_by(loop, scheduler)
                 if step is None:
                     continue
                 check = loop.accumulation_check(step)
@@ -100,9 +102,9 @@ class SchedulerStepOrder(Rule):
 
     @staticmethod
     def _problem(loop, scheduler, step, check) -> Optional[str]:
-        if check is not None and not loop.once_per_window(scheduler, check):
+        if check is not None and not _once_per_window(loop, scheduler, check):
             return "every-microbatch"
-        if scheduler.order < step.order and scheduler.runs_whenever(step):
+        if loop.dominates(scheduler, step):
             return "before"
         return None
 
@@ -225,3 +227,24 @@ for real in loader:
 """,
         ),
     )
+
+
+def _step_scheduled_by(loop: TrainingLoop, scheduler: StepSite) -> Optional[StepSite]:
+    """The optimizer step that `scheduler` follows: its own optimizer's (`StepLR(opt_g, ...)`),
+    else the loop's first optimizer step."""
+    steps = [step for step in loop.optimizer_steps if step.depth == 0]
+    optimizer = dict(loop.scheduled_optimizers).get(scheduler.receiver)
+    own = [step for step in steps if step.receiver == optimizer]
+    return (own or steps or [None])[0]
+
+
+def _once_per_window(loop: TrainingLoop, site: StepSite, check: AccumulationCheck) -> bool:
+    """`site` runs in `check`'s branch, or under its own condition on the same window:
+    `if (i + 1) % n == 0: scheduler.step()` next to `if (i + 1) % n == 0 or last: optimizer.step()`."""
+    if loop.in_branch(site, check):
+        return True
+    for guard in site.guards:
+        for own in checks_in(guard.test, guard, not guard.negated):
+            if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
+                return True
+    return False

@@ -38,11 +38,21 @@ for epoch in range(epochs):
             optimizer.zero_grad()
 ```
 
+Also flagged: a condition that steps on the *first* micro-batch of each
+window (`i % N == 0` with a 0-based `i`, TL004's bug) leaves the micro-batches
+after the epoch's last step behind too; both findings come on the first run.
+
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
 also through a name: `last_batch = batch_idx == len(loader) - 1`),
-iterables whose length is a known multiple of `N` (`range(64)` with `N = 8`,
-`range(N * updates)`), and endless iterables (`enumerate(itertools.cycle(loader))`).
+iterables whose length is known and lines up with `N` (`range(64)` with
+`N = 8`, `range(N * updates)`, a `DataLoader(TensorDataset(torch.randn(64,
+...)), batch_size=8)` with constants for size, batch size and `drop_last`),
+endless iterables (`enumerate(itertools.cycle(loader))`), loops that leave
+out a last partial window (`if i // N >= windows_per_epoch: continue`), and
+gradients normalised by hand before the step (token-count normalisation:
+`scale_grads(model, 1 / num_tokens)`), where the micro-batches left over
+join the next window with their weight when the count runs on.
 
 ## Fix safety
 
@@ -56,13 +66,17 @@ is offered only when the iterable can be measured with `len()`.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import UNSAFE, WARNING, Fix
+from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, positional
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
+from torchlint.training.windows import known_length
+from torchlint.walk import calls_in, children, preorder
 
 
 class TrailingAccumulationWindow(Rule):
@@ -73,32 +87,46 @@ class TrailingAccumulationWindow(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            for step, check, counter in loop.trailing_windows():
-                if loop.flushed_after(step.receiver):
+            for step, check, counter, first in _trailing_windows(loop, context.names):
+                if _flushed_after(loop, step.receiver):
                     continue
                 iterable = counter.iterable
                 count = context.code(check.count)
                 condition = check.guard.test
-                # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
-                blocks = "is still true" if check.negated else "cannot hold"
-                message = (
-                    f"`{context.code(condition)}` {blocks} on the last micro-batch, and nothing after "
-                    f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
-                    f"multiple of `{count}`, the last window's gradients are never applied and leak into the "
-                    f"next epoch's first update."
-                )
-                fix = None
-                if isinstance(iterable, (cst.Name, cst.Attribute)):
-                    length = f"len({context.code(iterable)})"
-                    last = f"({counter.name} + 1)" if counter.start == 0 else counter.name
-                    if check.negated:
-                        title = f"Do not skip the step on the last micro-batch (`{last} != {length}`)"
-                        rewritten = f"{_grouped(context, condition, cst.Or)} and {last} != {length}"
-                    else:
-                        title = f"Also step on the last micro-batch (`{last} == {length}`)"
-                        rewritten = f"{_grouped(context, condition, cst.And)} or {last} == {length}"
-                    fix = Fix(UNSAFE, title, (context.replace(condition, rewritten),))
-                yield Finding(check.expression, message, fix)
+                # Where the left-over gradients go: into the next epoch's first window, or thrown away by a
+                # reset before the loop (`train_one_epoch` starting with `optimizer.zero_grad()`).
+                fate = ("are thrown away by the reset before the loop" if _reset_before(loop, step.receiver)
+                        else "leak into the next epoch's first update")
+                if first == 1:
+                    # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
+                    blocks = "is still true" if check.negated else "cannot hold"
+                    message = (
+                        f"`{context.code(condition)}` {blocks} on the last micro-batch, and nothing after "
+                        f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
+                        f"multiple of `{count}`, the last window's gradients are never applied and {fate}."
+                    )
+                else:
+                    when = "at the start of each window" if first == 0 else "one micro-batch before each window ends"
+                    message = (
+                        f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and nothing "
+                        f"after the loop calls `{step.receiver}.step()`: the micro-batches after the epoch's last "
+                        f"step are never applied and {fate}."
+                    )
+                yield Finding(check.expression, message, self._fix(context, check, counter, iterable, condition))
+
+    @staticmethod
+    def _fix(context: FileContext, check, counter, iterable, condition) -> Optional[Fix]:
+        if not isinstance(iterable, (cst.Name, cst.Attribute)):
+            return None
+        length = f"len({context.code(iterable)})"
+        last = f"({counter.name} + 1)" if counter.start == 0 else counter.name
+        if check.negated:
+            title = f"Do not skip the step on the last micro-batch (`{last} != {length}`)"
+            rewritten = f"{_grouped(context, condition, cst.Or)} and {last} != {length}"
+        else:
+            title = f"Also step on the last micro-batch (`{last} == {length}`)"
+            rewritten = f"{_grouped(context, condition, cst.And)} or {last} == {length}"
+        return Fix(UNSAFE, title, (context.replace(condition, rewritten),))
 
     valid = (
         """
@@ -268,3 +296,167 @@ def _grouped(context: FileContext, condition: cst.BaseExpression, binds_looser: 
     if isinstance(condition, cst.BooleanOperation) and isinstance(condition.operator, binds_looser):
         return f"({code})"
     return code
+
+
+def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[StepSite, AccumulationCheck, LoopCounter,
+                                                                          int]]:
+    """Steps whose window condition does not line up with the loop's last micro-batch, with the value
+    the condition's operand has on the first micro-batch (1 for `(i + 1) % N == 0` over `enumerate`)."""
+    found = []
+    for step in loop.optimizer_steps:
+        if step.depth != 0 or not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
+            continue
+        for check in loop.accumulation_checks(step):
+            counter = loop.counter(check.counter)
+            if check.kind != "modulo" or check.remainder not in ("zero", "last") or counter is None:
+                continue
+            if counter.source not in ("enumerate", "range") or counter.endless:
+                continue
+            first = loop.first_value(counter, step)
+            if first is None:
+                continue
+            first += check.offset + (1 if check.remainder == "last" else 0)
+            if first not in (0, 1, 2):
+                continue
+            if _mentions_end(check.guard.test, counter) or any(
+                _mentions_end(part, counter)
+                for other in _other_operands(check.guard.test, check.expression)
+                for part in _expanded(loop, other, step)
+            ):
+                continue
+            if _closes_on_last(loop, counter, check.count, first, names) or _whole_windows_only(loop, step, check):
+                continue
+            if loop.gradients_normalised(step) is not None:
+                continue  # normalised by a running count: left-over micro-batches join the next window, weighed
+            found.append((step, check, counter, first))
+            break
+    return found
+
+
+def _flushed_after(loop: TrainingLoop, optimizer: str) -> bool:
+    """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop."""
+    for statement in loop.statements_after():
+        for call in calls_in(statement):
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value != "step":
+                continue
+            first = positional(call, 0)
+            if dotted_name(func.value) == optimizer or (first is not None and dotted_name(first) == optimizer):
+                return True
+    return False
+
+
+def _expanded(loop: TrainingLoop, expression: cst.BaseExpression, where: StepSite,
+              limit: int = 8) -> List[cst.BaseExpression]:
+    """`expression` and the values of the names it reads, followed back through the iteration and
+    before the loop: `last_batch` -> `batch_idx == last_idx` -> `len(loader) - 1`."""
+    found = [expression]
+    pending = [(expression, where.point[0])]
+    seen: Set[str] = set()
+    while pending and len(found) < limit:
+        node, at = pending.pop()
+        for name in iter_names(node):
+            if name in seen:
+                continue
+            seen.add(name)
+            for definition in loop.reaching(name, at):
+                if definition.kind == "start":
+                    value, origin = loop.value_before_loop(name), at
+                else:
+                    value, origin = definition.value, definition.node
+                if value is not None:
+                    found.append(value)
+                    pending.append((value, origin))
+    return found
+
+
+def _other_operands(test: cst.BaseExpression, check: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The parts of `(i + 1) % n == 0 or last_batch` besides the window check: `[last_batch]`."""
+    if test is check:
+        return []
+    if isinstance(test, cst.BooleanOperation):
+        return _other_operands(test.left, check) + _other_operands(test.right, check)
+    return [test]
+
+
+def _mentions_end(test: cst.BaseExpression, counter: LoopCounter) -> bool:
+    """The condition names the loop's end: `len(loader)`, or `n` in `for b in range(1, n + 1)`."""
+    if any(dotted_name(call.func) == "len" for call in calls_in(test)):
+        return True
+    iterable = counter.iterable
+    if not isinstance(iterable, cst.Call) or dotted_name(iterable.func) != "range":
+        return False
+    stop = positional(iterable, 1) or positional(iterable, 0)
+    ends = [stop] if stop is not None else []
+    if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Add) and int_value(stop.right) == 1:
+        ends.append(stop.left)
+    return any(_contains(test, end) for end in ends)
+
+
+def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
+    if tree.deep_equals(part):
+        return True
+    return any(_contains(child, part) for child in children(tree))
+
+
+def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExpression, first: int,
+                    names: ModuleNames) -> bool:
+    """The condition holds on the last micro-batch: the loop's length is known from constants
+    (`range(64)`, a `DataLoader` over a `TensorDataset` of known size) and lines up with the window,
+    or it is a multiple of the count by construction (`range(N * updates)`)."""
+    iterable = counter.iterable
+    known = lambda name: _known_value(loop, name, names)  # noqa: E731
+    if first == 1 and isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
+            and len(iterable.args) == 1:
+        stop = positional(iterable, 0)
+        if isinstance(stop, cst.Name):
+            stop = loop.value_before_loop(stop.value) or stop  # `total = updates * accum` before the loop
+        if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Multiply) \
+                and (stop.left.deep_equals(count) or stop.right.deep_equals(count)):
+            return True
+    length = known_length(iterable, names, known)
+    windows = int_value(count)
+    if windows is None and isinstance(count, cst.Name):
+        windows = int_value(known(count.value))
+    if length is None or windows is None or windows <= 0:
+        return False
+    return length == 0 or (first + length - 1) % windows == 0
+
+
+def _whole_windows_only(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> bool:
+    """The step runs only while the window number (`i // N`) is under a bound: `window = i // update_freq;
+    if window >= windows_per_epoch: continue` leaves out the micro-batches of a last, partial window.
+    Not a bound that only applies sometimes: `if max_steps is not None and i // N == max_steps: break`."""
+    for guard in step.guards:
+        if not isinstance(guard.test, cst.Comparison):
+            continue
+        for part in _expanded(loop, guard.test, step):
+            for node in preorder(part):
+                if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide) \
+                        and dotted_name(node.left) == check.counter and node.right.deep_equals(check.count):
+                    return True
+    return False
+
+
+def _reset_before(loop: TrainingLoop, optimizer: str) -> bool:
+    """`optimizer.zero_grad()` (or the only optimizer's model's) in the statements just before the loop."""
+    if not loop.enclosing:
+        return False
+    statements, index = loop.enclosing[-1]
+    single = len(loop.optimizer_names) == 1
+    for statement in statements[:index]:
+        for call in calls_in(statement):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad" \
+                    and (single or dotted_name(func.value) == optimizer):
+                return True
+    return False
+
+
+def _known_value(loop: TrainingLoop, name: str, names: ModuleNames) -> Optional[cst.BaseExpression]:
+    """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
+    value = loop.value_before_loop(name)
+    if value is None:
+        bound = names.values_of(name)
+        value = bound[0] if len(bound) == 1 else None
+    return value

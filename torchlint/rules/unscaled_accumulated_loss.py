@@ -46,7 +46,16 @@ window already equals the large batch's sum. Frameworks that scale for you
 (`with accelerator.accumulate(model)`, Lightning's `accumulate_grad_batches`)
 are not flagged either, nor is a step that follows its own reset inside the
 condition (a GAN generator updated every `n_critic` iterations): that is a
-schedule, not accumulation.
+schedule, not accumulation. Token-count normalisation is not flagged: each
+loss multiplied by its token count, and the gradients divided by the
+window's token count before the step (`p.grad.div_(n_tokens)`, `p.grad /=
+n_tokens`, a helper of the file that scales every gradient, or a library
+one named for it like `scale_grads(model, 1 / n_tokens)`) is the right way
+to accumulate token means. Gradients divided by the window's count while
+the mean loss was *not* multiplied by its own count are reported, without a
+fix: the gradient comes out too small. A division that only some paths make is not
+enough (`if use_amp: loss = loss / n`), except one whose condition tests
+the count itself (`if n > 1: loss = loss / n`).
 
 ## Fix safety
 
@@ -62,9 +71,9 @@ from typing import Iterator, List, Tuple
 import libcst as cst
 
 from torchlint.context import FileContext
-from torchlint.loops import AccumulationCheck, BackwardSite, LossOrigin, StepSite, TrainingLoop
 from torchlint.model import ERROR, SAFE, Fix
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import AccumulationCheck, BackwardSite, LossOrigin, StepSite, TrainingLoop
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
 
@@ -82,11 +91,30 @@ class UnscaledAccumulatedLoss(Rule):
                 check = loop.accumulation_check(step)
                 if check is None:
                     continue
+                normalised = loop.gradients_normalised(step)
                 for backward, origin in _micro_batch_losses(context, loop, step, check):
                     if id(backward) in reported or origin.divided or not origin.is_mean:
                         continue
+                    if normalised is not None and origin.weighted:
+                        continue  # token-count normalisation: `loss * n_tokens`, gradients divided by the window's
                     reported.add(id(backward))
-                    yield self._finding(context, backward, step, check, origin)
+                    if normalised is not None:
+                        yield self._unweighted(context, backward, step, normalised, origin)
+                    else:
+                        yield self._finding(context, backward, step, check, origin)
+
+    @staticmethod
+    def _unweighted(context, backward, step, normalised, origin) -> Finding:
+        """The gradients are divided by the window's count, but the loss was not multiplied by its own."""
+        loss = context.code(backward.loss)
+        source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+        message = (
+            f"`{loss}` is a mean over each micro-batch{source}, and `{context.code(normalised.node)}` divides "
+            f"the window's summed gradients by a count again before `{step.receiver}.step()`: the gradient "
+            f"comes out too small, and every micro-batch weighs the same whatever its size. Multiply `{loss}` "
+            f"by its micro-batch's count (token-count normalisation), or drop the rescaling."
+        )
+        return Finding(backward.node, message)
 
     def _finding(self, context, backward, step, check, origin) -> Finding:
         loss = context.code(backward.loss)
@@ -298,12 +326,12 @@ def _micro_batch_losses(
     traced = [
         (backward, loop.origin(backward.loss, backward, context.names))
         for backward in loop.accumulated_backwards(step, check)
-        if backward.loss is not None and not _framework_scales(context, backward)
+        if backward.loss is not None and not _framework_scales(context, loop, backward)
         and not loop.in_branch(backward, check)
     ]
     sources = {origin.sources for _, origin in traced}
     for backward in loop.loop_backwards:
-        if backward.loss is None or not loop.in_branch(backward, check) or _framework_scales(context, backward):
+        if backward.loss is None or not loop.in_branch(backward, check) or _framework_scales(context, loop, backward):
             continue
         if backward.loss_name is not None and loop.accumulator(backward.loss_name) is not None:
             continue
@@ -313,11 +341,10 @@ def _micro_batch_losses(
     return sorted(traced, key=lambda pair: pair[0].order)
 
 
-def _framework_scales(context: FileContext, backward) -> bool:
+def _framework_scales(context: FileContext, loop: TrainingLoop, backward: BackwardSite) -> bool:
     """Accelerate, DeepSpeed or Lightning divide the loss themselves here."""
-    for item in backward.contexts:
-        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "accumulate":
-            return True
+    if loop.in_accumulate_context(backward):
+        return True
     if backward.kind != "framework":
         return False
     owner = backward.receiver or ""
@@ -330,3 +357,4 @@ def _framework_scales(context: FileContext, backward) -> bool:
         if any(arg.keyword is not None and arg.keyword.value == "gradient_accumulation_steps" for arg in value.args):
             return True
     return False
+

@@ -48,11 +48,12 @@ after `step()`, in the step's block.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import BackwardSite, Site, TrainingLoop
 
 
 class ZeroGradBeforeStep(Rule):
@@ -65,8 +66,8 @@ class ZeroGradBeforeStep(Rule):
         for loop in context.loops:
             for step in loop.optimizer_steps:
                 for reset in loop.resets_wiping(step):
-                    backward = loop.last_backward_before(step)
-                    reset_code = context.code(reset.node)
+                    backward = _backward_before(loop, reset)
+                    reset_code = reset.quote(context.code)
                     message = (
                         f"`{reset_code}` runs after `{context.code(backward.node)}` and before "
                         f"`{context.code(step.node)}`: the step applies zero gradients, so the model does not "
@@ -179,3 +180,9 @@ for x, y in loader:
 """,
         ),
     )
+
+
+def _backward_before(loop: TrainingLoop, site: Site) -> Optional[BackwardSite]:
+    """The last (in source order) of the backwards that may run before `site` in its iteration."""
+    earlier = [backward for backward in loop.loop_backwards if loop.precedes(backward, site)]
+    return earlier[-1] if earlier else None

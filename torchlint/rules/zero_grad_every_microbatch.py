@@ -75,7 +75,7 @@ class ZeroGradEveryMicrobatch(Rule):
                     if loop.in_accumulate_context(reset):
                         continue
                     reported.add(id(reset))
-                    reset_code = context.code(reset.node)
+                    reset_code = reset.quote(context.code)
                     condition = f"`{context.code(check.guard.test)}`"
                     if check.guard.negated:  # in the `else`, or after `if ...: continue`
                         condition += " is false"

@@ -1,0 +1,475 @@
+"""A statement-level control-flow graph of one function (or module) body.
+
+Each simple statement (`a = f(x)`, `loss.backward()`, `continue`) is a node;
+a compound statement contributes the nodes that evaluate its header:
+
+- `if test:` a *test* node, then one *assume* node per branch (`test` holds,
+  `test` does not hold) at the head of each branch, also when there is no
+  `else`: the statements after `if skip: continue` are reached only through
+  the "does not hold" assume, so dominance alone says they run only when
+  `skip` is false;
+- `for target in iterable:` an *iter* node (the iterable is evaluated once),
+  the loop's *head* (ask for the next item; the back edge and `continue`
+  return here, and the loop leaves from here), and a *bind* node that assigns
+  the target, so the target is an ordinary definition at the top of every
+  iteration;
+- `while test:` the *head* evaluates `test`, then assumes as for `if`
+  (`while True:` has no way out but `break`);
+- `with items:` one node that evaluates the items and binds their `as` names;
+- `try:` exceptions are modelled as leaving from the point before the body
+  (an edge from there to each handler), so the body stays a straight line
+  for dominance; `else` follows the body, `finally` every way out of them;
+- `match subject:` a test node, then one *case* node per case, each tried
+  after the previous one failed (`case _:` cannot fail);
+- a nested `def` or `class` is one opaque node that binds its name.
+
+`return` and `raise` go to the exit, `break` to what follows its loop.
+Definitions are recorded per node with the name (dotted for attributes:
+`self.h`, `p.grad`), the operator, and the value where the source gives one
+(the matching element when a tuple is unpacked from a tuple). `effects`, a
+caller's hook, may add definitions that no assignment spells (an in-place
+update like `h.detach_()`); this module gives them no meaning of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from torchlint.names import dotted_name
+from torchlint.walk import children
+
+Owner = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
+LoopStatement = Union[cst.For, cst.While]
+# (name, effect) pairs a hook finds in a node: `("h", "detach")` for `h.detach_()`.
+Effects = Callable[[cst.CSTNode], Iterable[Tuple[str, str]]]
+
+ENTRY, EXIT = "entry", "exit"
+STATEMENT, TEST, ASSUME, ITER, HEAD, BIND, WITH, HANDLER, CASE, DEF = (
+    "statement", "test", "assume", "iter", "head", "bind", "with", "handler", "case", "def")
+
+
+@dataclass(frozen=True, eq=False)
+class Definition:
+    """One name given a value at one node.
+
+    `kind`: `assign` (`=`, `:=`, an annotated assignment), `augmented`
+    (`+=`...), `target` (a `for`/`with`/`except`/`case` target, an import, a
+    nested `def`/`class`), `parameter`, `del`, `effect` (from the hook), or
+    `start` (the value a name has when an iteration begins; see
+    `torchlint.flow.dataflow.Iteration`).
+    """
+
+    index: int
+    name: str
+    node: int
+    kind: str
+    operator: str = "="
+    value: Optional[cst.BaseExpression] = None
+    syntax: Optional[cst.CSTNode] = None
+    unpacked: bool = False  # one of several names unpacked from `value` as a whole
+    effect: Optional[str] = None
+
+    @property
+    def reads_itself(self) -> bool:
+        """`loss += x`, `h = rnn(x, h)`: the new value is computed from the old one."""
+        if self.kind == "augmented":
+            return True
+        return self.value is not None and _reads(self.value, self.name)
+
+
+@dataclass(frozen=True)
+class Assume:
+    """At the head of a branch: `test` holds (or does not) from here on."""
+
+    test: cst.BaseExpression
+    holds: bool
+    statement: cst.CSTNode  # the `if`, `while` or `match` case whose branch this is
+
+
+@dataclass(eq=False)
+class Node:
+    index: int
+    kind: str
+    syntax: Optional[cst.CSTNode]  # a small statement, or the compound statement whose header this is
+    line: Optional[cst.CSTNode] = None  # the statement line holding a small statement
+    expressions: Tuple[cst.CSTNode, ...] = ()  # what this node evaluates, in order
+    definitions: List[Definition] = field(default_factory=list)
+    succ: List[int] = field(default_factory=list)
+    pred: List[int] = field(default_factory=list)
+    assume: Optional[Assume] = None
+    loops: Tuple[LoopStatement, ...] = ()  # the loops around the node, outermost first
+    contexts: Tuple[cst.BaseExpression, ...] = ()  # `with` items around the node, outermost first
+    branches: Tuple[Tuple[int, bool], ...] = ()  # (id of an `if`/`case`, branch) the node sits in, syntactically
+
+
+@dataclass(eq=False)
+class LoopRegion:
+    """A `for` or `while` statement in the graph."""
+
+    statement: LoopStatement
+    head: int
+    body: frozenset  # node indices of the body (nested statements included; not `else`)
+    latches: Tuple[int, ...]  # body nodes with an edge back to the head (the back edge, `continue`)
+    entry: Tuple[int, ...]  # nodes outside the body that lead into the head
+
+
+class ControlFlowGraph:
+    def __init__(self, owner: Owner, effects: Optional[Effects] = None) -> None:
+        self.owner = owner
+        builder = _Builder(effects)
+        self.nodes: List[Node] = builder.nodes
+        self.entry = builder.new(ENTRY, owner, []).index
+        for name in _parameters(owner):
+            builder.define(self.nodes[self.entry], name, "parameter")
+        body = _block(owner)
+        out = builder.block(body, [self.entry], _Scope())
+        self.exit = builder.new(EXIT, None, out).index
+        for node in builder.returns:
+            builder.edge(node, self.exit)
+        self.definitions: List[Definition] = builder.definitions
+        self.loops: Dict[int, LoopRegion] = builder.regions
+        self._by_syntax: Dict[int, int] = builder.by_syntax
+        self._iterables: Dict[int, int] = builder.iterables
+
+    def node_of(self, syntax: cst.CSTNode) -> Optional[Node]:
+        """The node of a small statement, or the header node of a compound statement
+        (the test of an `if`/`while`/`match`, the head of a `for`, a `with`, a `def`)."""
+        index = self._by_syntax.get(id(syntax))
+        return self.nodes[index] if index is not None else None
+
+    def iterable_node(self, loop: cst.For) -> Optional[Node]:
+        """The node that evaluates a `for` statement's iterable: where the statement starts to run."""
+        index = self._iterables.get(id(loop))
+        return self.nodes[index] if index is not None else None
+
+    def region(self, loop: LoopStatement) -> Optional[LoopRegion]:
+        return self.loops.get(id(loop))
+
+
+@dataclass(frozen=True)
+class _Scope:
+    loops: Tuple[LoopStatement, ...] = ()
+    contexts: Tuple[cst.BaseExpression, ...] = ()
+    branches: Tuple[Tuple[int, bool], ...] = ()
+
+    def inside(self, **changes) -> "_Scope":
+        return _Scope(**{**self.__dict__, **changes})
+
+
+class _Builder:
+    def __init__(self, effects: Optional[Effects]) -> None:
+        self.effects = effects
+        self.nodes: List[Node] = []
+        self.definitions: List[Definition] = []
+        self.regions: Dict[int, LoopRegion] = {}
+        self.by_syntax: Dict[int, int] = {}
+        self.iterables: Dict[int, int] = {}  # a `for` statement -> the node that evaluates its iterable
+        self.returns: List[int] = []
+        self.jumps: List[Tuple[List[int], List[int]]] = []  # per open loop: (continue sources, break sources)
+
+    # --- nodes and edges ------------------------------------------------------------
+
+    def new(self, kind: str, syntax: Optional[cst.CSTNode], preds: Sequence[int], scope: Optional[_Scope] = None,
+            expressions: Sequence[cst.CSTNode] = (), line: Optional[cst.CSTNode] = None,
+            assume: Optional[Assume] = None) -> Node:
+        scope = scope or _Scope()
+        node = Node(len(self.nodes), kind, syntax, line, tuple(expressions), assume=assume, loops=scope.loops,
+                    contexts=scope.contexts, branches=scope.branches)
+        self.nodes.append(node)
+        for pred in preds:
+            self.edge(pred, node.index)
+        for expression in expressions:
+            for target, value in _walrus(expression):
+                self.define(node, target, "assign", value=value, syntax=expression)
+        return node
+
+    def edge(self, source: int, target: int) -> None:
+        if target not in self.nodes[source].succ:
+            self.nodes[source].succ.append(target)
+            self.nodes[target].pred.append(source)
+
+    def define(self, node: Node, name: str, kind: str, operator: str = "=", value=None, syntax=None,
+               unpacked: bool = False, effect: Optional[str] = None) -> None:
+        definition = Definition(len(self.definitions), name, node.index, kind, operator, value, syntax, unpacked,
+                                effect)
+        self.definitions.append(definition)
+        node.definitions.append(definition)
+
+    def _hook(self, node: Node, syntax: cst.CSTNode) -> None:
+        if self.effects is not None:
+            for name, effect in self.effects(syntax):
+                self.define(node, name, "effect", syntax=syntax, effect=effect)
+
+    # --- statements -----------------------------------------------------------------
+
+    def block(self, statements: Sequence[cst.CSTNode], preds: List[int], scope: _Scope) -> List[int]:
+        for statement in statements:
+            preds = self.statement(statement, preds, scope)
+        return preds
+
+    def statement(self, statement: cst.CSTNode, preds: List[int], scope: _Scope) -> List[int]:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                preds = self.small(small, statement, preds, scope)
+            return preds
+        handler = getattr(self, "_" + type(statement).__name__, None)
+        if handler is not None:
+            return handler(statement, preds, scope)
+        return preds
+
+    def small(self, small: cst.BaseSmallStatement, line: cst.CSTNode, preds: List[int], scope: _Scope) -> List[int]:
+        node = self.new(STATEMENT, small, preds, scope, (small,), line)
+        self.by_syntax[id(small)] = node.index
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                self._targets(node, target.target, small.value, "assign", "=", small)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._targets(node, small.target, small.value, "assign", "=", small)
+        elif isinstance(small, cst.AugAssign):
+            operator = small.operator.__class__.__name__
+            self._targets(node, small.target, small.value, "augmented", _AUGMENTED.get(operator, "?="), small)
+        elif isinstance(small, cst.Del):
+            for name in _target_names(small.target):
+                self.define(node, name, "del", syntax=small)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                name = dotted_name(bound)
+                if name is not None:
+                    self.define(node, name if alias.asname is not None else name.split(".")[0], "target",
+                                syntax=small)
+        self._hook(node, small)
+        if isinstance(small, cst.Continue) and self.jumps:
+            self.jumps[-1][0].append(node.index)
+            return []
+        if isinstance(small, cst.Break) and self.jumps:
+            self.jumps[-1][1].append(node.index)
+            return []
+        if isinstance(small, (cst.Return, cst.Raise)):
+            self.returns.append(node.index)
+            return []
+        return [node.index]
+
+    def _targets(self, node: Node, target: cst.BaseExpression, value: cst.BaseExpression, kind: str, operator: str,
+                 syntax: cst.CSTNode, unpacked: bool = False) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [element.value for element in target.elements]
+            values = [element.value for element in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else []
+            paired = len(values) == len(elements) and not any(
+                isinstance(part, cst.StarredElement) for part in elements + values)
+            for position, element in enumerate(elements):
+                if paired:
+                    self._targets(node, element, values[position], kind, operator, syntax)
+                else:
+                    self._targets(node, element, value, kind, operator, syntax, unpacked=True)
+            return
+        if isinstance(target, cst.StarredElement):
+            self._targets(node, target.value, value, kind, operator, syntax, unpacked=True)
+            return
+        name = dotted_name(target)
+        if name is not None:
+            self.define(node, name, kind, operator, value, syntax, unpacked)
+
+    def _If(self, statement: cst.If, preds: List[int], scope: _Scope) -> List[int]:
+        test = self.new(TEST, statement, preds, scope, (statement.test,))
+        self.by_syntax[id(statement)] = test.index
+        out = []
+        for holds in (True, False):
+            inner = scope.inside(branches=scope.branches + ((id(statement), holds),))
+            assume = self.new(ASSUME, statement, [test.index], inner, assume=Assume(statement.test, holds, statement))
+            if holds:
+                out += self.block(_block(statement), [assume.index], inner)
+            elif isinstance(statement.orelse, cst.If):
+                out += self.statement(statement.orelse, [assume.index], inner)
+            elif isinstance(statement.orelse, cst.Else):
+                out += self.block(_block(statement.orelse), [assume.index], inner)
+            else:
+                out.append(assume.index)
+        return out
+
+    def _For(self, statement: cst.For, preds: List[int], scope: _Scope) -> List[int]:
+        iterable = self.new(ITER, statement, preds, scope, (statement.iter,))
+        self.iterables[id(statement)] = iterable.index
+        self._hook(iterable, statement)
+        inner = scope.inside(loops=scope.loops + (statement,))
+        head = self.new(HEAD, statement, [iterable.index], inner)
+        self.by_syntax[id(statement)] = head.index
+        bind = self.new(BIND, statement, [head.index], inner, (statement.target,))
+        self._targets(bind, statement.target, statement.iter, "target", "=", statement, unpacked=True)
+        return self._loop(statement, head, [bind.index], (iterable.index,), inner, scope, [head.index])
+
+    def _While(self, statement: cst.While, preds: List[int], scope: _Scope) -> List[int]:
+        inner = scope.inside(loops=scope.loops + (statement,))
+        head = self.new(HEAD, statement, preds, inner, (statement.test,))
+        self.by_syntax[id(statement)] = head.index
+        body = self.new(ASSUME, statement, [head.index], inner, assume=Assume(statement.test, True, statement))
+        exits = []
+        if not _always_true(statement.test):
+            exits.append(self.new(ASSUME, statement, [head.index], scope,
+                                  assume=Assume(statement.test, False, statement)).index)
+        return self._loop(statement, head, [body.index], tuple(preds), inner, scope, exits)
+
+    def _loop(self, statement: LoopStatement, head: Node, body_preds: List[int], entry: Tuple[int, ...],
+              inner: _Scope, scope: _Scope, exits: List[int]) -> List[int]:
+        first = len(self.nodes)
+        self.jumps.append(([], []))
+        out = self.block(_block(statement), body_preds, inner)
+        continues, breaks = self.jumps.pop()
+        latches = tuple(out) + tuple(continues)
+        for latch in latches:
+            self.edge(latch, head.index)
+        body = frozenset(range(first, len(self.nodes))) | frozenset(body_preds)
+        self.regions[id(statement)] = LoopRegion(statement, head.index, body, latches, entry)
+        if statement.orelse is not None:
+            exits = self.block(_block(statement.orelse), exits, scope)
+        return exits + breaks
+
+    def _With(self, statement: cst.With, preds: List[int], scope: _Scope) -> List[int]:
+        items = tuple(item.item for item in statement.items)
+        node = self.new(WITH, statement, preds, scope, items)
+        self.by_syntax[id(statement)] = node.index
+        for item in statement.items:
+            if item.asname is not None:
+                self._targets(node, item.asname.name, item.item, "target", "=", statement, unpacked=True)
+        return self.block(_block(statement), [node.index], scope.inside(contexts=scope.contexts + items))
+
+    def _Try(self, statement: Union[cst.Try, cst.TryStar], preds: List[int], scope: _Scope) -> List[int]:
+        out = self.block(_block(statement), preds, scope)
+        if statement.orelse is not None:
+            out = self.block(_block(statement.orelse), out, scope)
+        for handler in statement.handlers:
+            node = self.new(HANDLER, handler, preds, scope, (handler.type,) if handler.type is not None else ())
+            if handler.name is not None:
+                self._targets(node, handler.name.name, handler.type, "target", "=", handler, unpacked=True)
+            out += self.block(_block(handler), [node.index], scope)
+        if statement.finalbody is not None:
+            out = self.block(_block(statement.finalbody), out, scope)
+        return out
+
+    _TryStar = _Try
+
+    def _Match(self, statement: cst.Match, preds: List[int], scope: _Scope) -> List[int]:
+        subject = self.new(TEST, statement, preds, scope, (statement.subject,))
+        self.by_syntax[id(statement)] = subject.index
+        out: List[int] = []
+        tried = [subject.index]
+        for case in statement.cases:
+            inner = scope.inside(branches=scope.branches + ((id(case), True),))
+            guard = (case.guard,) if case.guard is not None else ()
+            node = self.new(CASE, case, tried, inner, (case.pattern,) + guard,
+                            assume=Assume(statement.subject, True, case))
+            for name in _captures(case.pattern):
+                self.define(node, name, "target", syntax=case)
+            out += self.block(_block(case), [node.index], inner)
+            if _irrefutable(case):
+                return out
+            tried = [node.index]
+        return out + tried
+
+    def _FunctionDef(self, statement: Union[cst.FunctionDef, cst.ClassDef], preds: List[int],
+                     scope: _Scope) -> List[int]:
+        decorators = tuple(decorator.decorator for decorator in statement.decorators)
+        node = self.new(DEF, statement, preds, scope, decorators)
+        self.by_syntax[id(statement)] = node.index
+        self.define(node, statement.name.value, "target", syntax=statement)
+        return [node.index]
+
+    _ClassDef = _FunctionDef
+
+
+_AUGMENTED = {
+    "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
+    "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=", "MatrixMultiplyAssign": "@=",
+    "BitOrAssign": "|=", "BitAndAssign": "&=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
+    "RightShiftAssign": ">>=",
+}
+
+
+def _block(owner: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    if isinstance(owner, cst.Module):
+        return owner.body
+    body = getattr(owner, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return body.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return (body,)
+    return ()
+
+
+def _parameters(owner: Owner) -> List[str]:
+    if not isinstance(owner, cst.FunctionDef):
+        return []
+    params = owner.params
+    found = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.append(star.name.value)
+    return found
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    name = dotted_name(target)
+    return [name] if name is not None else []
+
+
+def _walrus(expression: cst.CSTNode) -> List[Tuple[str, cst.BaseExpression]]:
+    """`(n := len(batch))` anywhere in `expression`, lambdas excluded."""
+    found = []
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            found.append((node.target.value, node.value))
+        stack.extend(children(node))
+    return found
+
+
+def _reads(value: cst.CSTNode, name: str) -> bool:
+    """`value` reads `name` (or an attribute of it), outside lambdas."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            dotted = dotted_name(node)
+            if dotted is not None:
+                if dotted == name or dotted.startswith(name + "."):
+                    return True
+                if isinstance(node, cst.Attribute):
+                    continue
+        stack.extend(children(node))
+    return False
+
+
+def _always_true(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.Name):
+        return test.value == "True"
+    return isinstance(test, cst.Integer) and test.value not in ("0", "0x0", "0o0", "0b0")
+
+
+def _captures(pattern: cst.CSTNode) -> List[str]:
+    found = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+            found.append(node.name.value)
+        elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+            found.append(node.rest.value)
+        stack.extend(children(node))
+    return found
+
+
+def _irrefutable(case: cst.MatchCase) -> bool:
+    pattern = case.pattern
+    return case.guard is None and isinstance(pattern, cst.MatchAs) and pattern.pattern is None

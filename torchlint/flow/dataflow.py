@@ -1,0 +1,380 @@
+"""Facts computed on a control-flow graph: reaching definitions, dominance, paths.
+
+`FunctionFlow` answers for a whole function: which definitions of a name may
+reach a node. `Iteration` answers for one loop, seen as one pass through its
+body from the loop head to the back edge (or a `break`/`return`):
+
+- every name gets a *start* definition at the head, standing for the value
+  it has when the iteration begins (from before the loop, or from the
+  previous iteration). Where a start definition reaches a use, the value
+  may come from outside this iteration; where it does not, the name was
+  assigned on every path before the use;
+- a name is *carried* into the next iteration at a use when its start
+  definition reaches the use and some definition in the body reaches the
+  back edge: the loop's own target is bound at the top of every iteration,
+  so it is never carried;
+- dominance and post-dominance within the iteration: `a` runs in every
+  iteration in which `b` runs exactly when `a` dominates or post-dominates
+  `b`; the branches a node runs in are the assume nodes that dominate it;
+- paths: whether one point reaches another, around the back edge if need
+  be, without passing nodes the caller names (a re-definition, a detach).
+
+A *point* is `(node index, rank)`: the rank orders things within one node
+(the calls of one statement, in evaluation order).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+from torchlint.flow.cfg import ASSUME, ControlFlowGraph, Definition, LoopRegion, Node
+
+Point = Tuple[int, int]
+
+
+def _kill_masks(definitions: Sequence[Definition]) -> Dict[str, int]:
+    """name -> bits of every definition of that name or of an attribute under it (`h` kills `h.x`)."""
+    by_name: Dict[str, int] = {}
+    for definition in definitions:
+        by_name[definition.name] = by_name.get(definition.name, 0) | (1 << definition.index)
+    masks: Dict[str, int] = {}
+    for name in by_name:
+        mask = by_name[name]
+        prefix = name + "."
+        for other, bits in by_name.items():
+            if other.startswith(prefix):
+                mask |= bits
+        masks[name] = mask
+    return masks
+
+
+def _solve(nodes: Sequence[Node], order: Sequence[int], start: Dict[int, int], gen: Dict[int, int],
+           kill: Dict[int, int], allowed_edge) -> Dict[int, int]:
+    """Reaching definitions as bit sets: IN of each node in `order` (a forward may-analysis)."""
+    incoming: Dict[int, int] = {index: 0 for index in order}
+    outgoing: Dict[int, int] = {}
+    members = set(order)
+    pending = deque(order)
+    queued = set(order)
+    while pending:
+        index = pending.popleft()
+        queued.discard(index)
+        value = start.get(index, 0)
+        for pred in nodes[index].pred:
+            if pred in members and allowed_edge(pred, index):
+                value |= outgoing.get(pred, 0)
+        incoming[index] = value
+        out = gen.get(index, 0) | (value & ~kill.get(index, 0))
+        if outgoing.get(index) != out:
+            outgoing[index] = out
+            for succ in nodes[index].succ:
+                if succ in members and succ not in queued and allowed_edge(index, succ):
+                    pending.append(succ)
+                    queued.add(succ)
+    return incoming
+
+
+def _transfer(definitions: Sequence[Definition], masks: Dict[str, int]) -> Tuple[int, int]:
+    """(gen, kill) of one node's definitions, taken in order."""
+    gen = kill = 0
+    for definition in definitions:
+        mask = masks[definition.name]
+        gen = (gen & ~mask) | (1 << definition.index)
+        kill |= mask
+    return gen, kill & ~gen
+
+
+def _bits(value: int) -> Iterable[int]:
+    while value:
+        low = value & -value
+        yield low.bit_length() - 1
+        value ^= low
+
+
+class FunctionFlow:
+    """Reaching definitions over a whole function body."""
+
+    def __init__(self, graph: ControlFlowGraph) -> None:
+        self.graph = graph
+        self.masks = _kill_masks(graph.definitions)
+        self._gen: Dict[int, int] = {}
+        self._kill: Dict[int, int] = {}
+        for node in graph.nodes:
+            if node.definitions:
+                self._gen[node.index], self._kill[node.index] = _transfer(node.definitions, self.masks)
+        self._incoming: Optional[Dict[int, int]] = None
+        self._iterations: Dict[int, Iteration] = {}
+
+    def reaching(self, node: int, name: str) -> List[Definition]:
+        """Definitions of `name` (or of an attribute of it) that may reach the start of `node`."""
+        if self._incoming is None:
+            order = _reverse_postorder(self.graph.nodes, self.graph.entry, lambda a, b: True)
+            self._incoming = _solve(self.graph.nodes, order, {}, self._gen, self._kill, lambda a, b: True)
+        bits = self._incoming.get(node, 0) & self.masks.get(name, 0)
+        return [self.graph.definitions[index] for index in _bits(bits) if self.graph.definitions[index].name == name]
+
+    def leaving(self, node: int, name: str) -> List[Definition]:
+        """Definitions of `name` that may hold right after `node`."""
+        own = [definition for definition in self.graph.nodes[node].definitions if definition.name == name]
+        return own[-1:] if own else self.reaching(node, name)
+
+    def entering(self, region: LoopRegion, name: str) -> List[Definition]:
+        """Definitions of `name` made before the loop that reach its head; not the body's own, which
+        come back to it through an outer loop."""
+        found: Dict[int, Definition] = {}
+        for pred in region.entry:
+            for definition in self.leaving(pred, name):
+                if definition.node not in region.body:
+                    found[definition.index] = definition
+        return [found[index] for index in sorted(found)]
+
+    def iteration(self, region: LoopRegion) -> "Iteration":
+        iteration = self._iterations.get(region.head)
+        if iteration is None:
+            iteration = self._iterations[region.head] = Iteration(self, region)
+        return iteration
+
+
+class Iteration:
+    """One pass through a loop body, from its head to the back edge or out of the loop."""
+
+    def __init__(self, flow: FunctionFlow, region: LoopRegion) -> None:
+        self.flow = flow
+        self.graph = flow.graph
+        self.region = region
+        self.head = region.head
+        self.members = region.body | {region.head}
+        self._latches = frozenset(region.latches)
+        nodes = self.graph.nodes
+        # Inside the iteration: every edge between members except those returning to the head.
+        self._inner = lambda a, b: b != self.head
+        self.order = [index for index in _reverse_postorder(nodes, self.head, self._edge) if index in self.members]
+        self._idom = _dominators(self.order, lambda index: [p for p in nodes[index].pred
+                                                            if p in self.members and self._edge(p, index)])
+        self._exits = {index for index in self.order
+                       if index in self._latches or any(s not in self.members for s in nodes[index].succ)
+                       or not nodes[index].succ}
+        reverse = _reverse_postorder_from(self._exits, lambda index: [p for p in nodes[index].pred
+                                                                       if p in self.members and self._edge(p, index)])
+        self._ipdom = _dominators(reverse, lambda index: [s for s in nodes[index].succ
+                                                          if s in self.members and self._edge(index, s)],
+                                  roots=self._exits)
+        self._start_index: Dict[str, int] = {}
+        self._starts: List[Definition] = []
+        self._incoming: Optional[Dict[int, int]] = None
+
+    def _edge(self, source: int, target: int) -> bool:
+        return target != self.head and source in self.members and target in self.members
+
+    # --- reaching definitions ----------------------------------------------------------
+
+    def _solve(self) -> Dict[int, int]:
+        if self._incoming is None:
+            base = len(self.graph.definitions)
+            names = sorted(self.flow.masks)
+            self._starts = [Definition(base + position, name, self.head, "start") for position, name in
+                            enumerate(names)]
+            self._start_index = {definition.name: definition.index for definition in self._starts}
+            start_bits = sum(1 << definition.index for definition in self._starts)
+            masks = dict(self.flow.masks)
+            for definition in self._starts:  # a start definition is killed like any definition of its name
+                for name, mask in self.flow.masks.items():
+                    if name == definition.name or definition.name.startswith(name + "."):
+                        masks[name] = masks[name] | (1 << definition.index)
+            self._masks = masks
+            gen: Dict[int, int] = {}
+            kill: Dict[int, int] = {}
+            for index in self.order:
+                node = self.graph.nodes[index]
+                if node.definitions:
+                    gen[index], kill[index] = _transfer(node.definitions, masks)
+            self._incoming = _solve(self.graph.nodes, self.order, {self.head: start_bits}, gen, kill, self._edge)
+            self._gen, self._kill = gen, kill
+        return self._incoming
+
+    def _definition(self, index: int) -> Definition:
+        base = len(self.graph.definitions)
+        return self.graph.definitions[index] if index < base else self._starts[index - base]
+
+    def reaching(self, node: int, name: str) -> List[Definition]:
+        """Definitions of `name` that may reach the start of `node` in this iteration; a `start`
+        definition stands for the value the name had when the iteration began."""
+        incoming = self._solve()
+        mask = self._masks.get(name)
+        if mask is None:  # never assigned in the function: always the value from outside
+            return [Definition(-1, name, self.head, "start")]
+        found = (self._definition(index) for index in _bits(incoming.get(node, 0) & mask))
+        return [definition for definition in found if definition.name == name]
+
+    def fresh_at(self, node: int, name: str) -> bool:
+        """`name` was given a value on every path from the top of the iteration to `node`."""
+        return not any(definition.kind == "start" for definition in self.reaching(node, name))
+
+    def carried_out(self, name: str) -> List[Definition]:
+        """Definitions of `name` in the body that reach the back edge: the values the next iteration starts with."""
+        incoming = self._solve()
+        found: Dict[int, Definition] = {}
+        for latch in self.region.latches:
+            if latch not in incoming:
+                continue
+            out = self._gen.get(latch, 0) | (incoming[latch] & ~self._kill.get(latch, 0))
+            for index in _bits(out & self._masks.get(name, 0)):
+                definition = self._definition(index)
+                if definition.name == name and definition.kind != "start":
+                    found[definition.index] = definition
+        return [found[index] for index in sorted(found)]
+
+    def carried(self, node: int, name: str) -> bool:
+        """The value of `name` read at `node` may be the one the previous iteration left."""
+        return not self.fresh_at(node, name) and bool(self.carried_out(name))
+
+    # --- dominance ----------------------------------------------------------------------
+
+    def reachable_nodes(self) -> List[int]:
+        return list(self.order)
+
+    def dominates(self, a: Point, b: Point) -> bool:
+        """Every pass from the head to `b` goes through `a` first."""
+        if a[0] == b[0]:
+            return a[1] <= b[1]
+        return _chain_contains(self._idom, b[0], a[0])
+
+    def postdominates(self, a: Point, b: Point) -> bool:
+        """Every pass through `b` goes on through `a` before the iteration ends."""
+        if a[0] == b[0]:
+            return a[1] >= b[1]
+        return _chain_contains(self._ipdom, b[0], a[0])
+
+    def runs_whenever(self, a: Point, b: Point) -> bool:
+        """`a` runs in every iteration in which `b` runs."""
+        if b[0] not in self._idom:
+            return True  # `b` never runs
+        return self.dominates(a, b) or self.postdominates(a, b)
+
+    def assumptions(self, node: int) -> List[Node]:
+        """The assume nodes on every path from the head to `node`, outermost first."""
+        found = []
+        current = self._idom.get(node)
+        while current is not None and current != node:
+            candidate = self.graph.nodes[current]
+            if candidate.kind == ASSUME and candidate.index != node:
+                found.append(candidate)
+            parent = self._idom.get(current)
+            if parent == current:
+                break
+            current = parent
+        found.reverse()
+        own = self.graph.nodes[node]
+        return found + ([own] if own.kind == ASSUME else [])
+
+    # --- paths ----------------------------------------------------------------------------
+
+    def precedes(self, a: Point, b: Point) -> bool:
+        """`a` may run before `b` in the same iteration."""
+        if a[0] == b[0]:
+            return a[1] < b[1]
+        return b[0] in self._forward(a[0], frozenset(), around=False)
+
+    def reaches(self, a: Point, b: Point, avoiding: FrozenSet[int] = frozenset(), around: bool = True) -> bool:
+        """A path from `a` to `b` that passes no node in `avoiding` between them; with `around`, it may
+        return to the head (into a later iteration). `b`'s own node counts as reached even if avoided."""
+        if a[0] == b[0] and a[1] < b[1]:
+            return True
+        return b[0] in self._forward(a[0], avoiding, around)
+
+    def _forward(self, start: int, avoiding: FrozenSet[int], around: bool) -> Set[int]:
+        nodes = self.graph.nodes
+        seen: Set[int] = set()
+        pending = [succ for succ in nodes[start].succ if succ in self.members and (around or succ != self.head)]
+        while pending:
+            index = pending.pop()
+            if index in seen:
+                continue
+            seen.add(index)
+            if index in avoiding:
+                continue
+            for succ in nodes[index].succ:
+                if succ in self.members and (around or succ != self.head) and succ not in seen:
+                    pending.append(succ)
+        return seen
+
+
+def _reverse_postorder(nodes: Sequence[Node], root: int, allowed) -> List[int]:
+    return _reverse_postorder_from([root], lambda index: [s for s in nodes[index].succ if allowed(index, s)])
+
+
+def _reverse_postorder_from(roots: Iterable[int], successors) -> List[int]:
+    seen: Set[int] = set()
+    order: List[int] = []
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(successors(root)))]
+        while stack:
+            index, remaining = stack[-1]
+            advanced = False
+            for succ in remaining:
+                if succ not in seen:
+                    seen.add(succ)
+                    stack.append((succ, iter(successors(succ))))
+                    advanced = True
+                    break
+            if not advanced:
+                stack.pop()
+                order.append(index)
+    order.reverse()
+    return order
+
+
+_VIRTUAL = -1
+
+
+def _dominators(order: List[int], predecessors, roots: Optional[Iterable[int]] = None) -> Dict[int, int]:
+    """Immediate dominators (Cooper, Harvey and Kennedy's iteration) of the nodes in `order`, a reverse
+    postorder from `roots` (default: its first node). Several roots hang under one virtual root."""
+    if not order:
+        return {}
+    roots = set(roots) if roots is not None else {order[0]}
+    position = {index: number for number, index in enumerate(order)}
+    position[_VIRTUAL] = -1
+    idom: Dict[int, int] = {root: _VIRTUAL for root in roots}
+    idom[_VIRTUAL] = _VIRTUAL
+
+    def intersect(a: int, b: int) -> int:
+        while a != b:
+            while position[a] > position[b]:
+                a = idom[a]
+            while position[b] > position[a]:
+                b = idom[b]
+        return a
+
+    changed = True
+    while changed:
+        changed = False
+        for index in order:
+            if index in roots:
+                continue
+            chosen = None
+            for pred in predecessors(index):
+                if pred in idom and pred in position:
+                    chosen = pred if chosen is None else intersect(pred, chosen)
+            if chosen is not None and idom.get(index) != chosen:
+                idom[index] = chosen
+                changed = True
+    del idom[_VIRTUAL]
+    return {index: (parent if parent != _VIRTUAL else index) for index, parent in idom.items()}
+
+
+def _chain_contains(idom: Dict[int, int], start: int, wanted: int) -> bool:
+    """`wanted` is `start` or one of its (post)dominators."""
+    current = start
+    while current in idom:
+        if current == wanted:
+            return True
+        parent = idom[current]
+        if parent == current:
+            return False
+        current = parent
+    return False

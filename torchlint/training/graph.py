@@ -1,0 +1,218 @@
+"""Graph state: which values carry an autograd graph, and what cuts it.
+
+One table of effects, used by every rule that asks whether a name still
+holds a graph:
+
+- cuts: `x.detach()`, `x.detach_()` (in place, also on each element:
+  `for s in state: s.detach_()`, `hidden[0].detach_()`), a helper that
+  returns detached values (`repackage_hidden(h)`, one of this file whose
+  every `return` detaches, or one named for it), a tuple or comprehension
+  of detached values;
+- conversions that keep the graph: `tuple(state)`, `list(state)`,
+  `x.to(device)`, `x.float()`: not a detach;
+- values with no graph at all: numbers, `x.item()`, `x.tolist()`, `float(x)`.
+
+The in-place effects enter the control-flow graph as definitions of the
+name (`torchlint.flow.cfg`'s `effects` hook), so reaching definitions see a
+detached value after `h.detach_()` like after `h = h.detach()`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, List, Optional, Tuple
+
+import libcst as cst
+
+from torchlint.names import ModuleNames, dotted_name, last_component
+
+DETACH = "detach"
+
+# Tensor methods whose result keeps the receiver's graph.
+TENSOR_METHODS = frozenset(
+    {"mean", "sum", "view", "reshape", "flatten", "squeeze", "unsqueeze", "float", "to", "contiguous", "permute",
+     "transpose", "chunk", "split", "softmax", "log_softmax"}
+)
+# Tensor methods whose result is still attached to the receiver's graph.
+GRAPH_KEEPING_METHODS = TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp"}
+# Methods that give a plain Python value: no graph.
+_TO_PYTHON = frozenset({"item", "tolist"})
+# Calls whose result is their argument's elements, graph and all.
+_CONTAINERS = frozenset({"tuple", "list", "dict", "set"})
+_DETACHING_WORDS = ("detach", "repackage")
+
+
+def inplace_effects(syntax: cst.CSTNode) -> Iterable[Tuple[str, str]]:
+    """The names a statement detaches in place: `h.detach_()` and `hidden[0].detach_()` detach `h` and
+    `hidden`; `for s in state: s.detach_()` detaches `state` (as a whole, when the loop is entered)."""
+    if isinstance(syntax, cst.For):
+        target = dotted_name(syntax.target)
+        iterable = syntax.iter
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+                and iterable.func.attr.value == "values":
+            iterable = iterable.func.value
+        owner = dotted_name(iterable)
+        if target is not None and owner is not None and target in _detached_in_place(_direct_statements(syntax)):
+            yield owner, DETACH
+        return
+    if isinstance(syntax, cst.Expr):
+        for name in _detached_in_place([syntax]):
+            yield name, DETACH
+
+
+def _direct_statements(loop: cst.For) -> List[cst.BaseSmallStatement]:
+    body = loop.body
+    lines = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+    return [small for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            for small in line.body]
+
+
+def _detached_in_place(statements: Iterable[cst.BaseSmallStatement]) -> List[str]:
+    found = []
+    for small in statements:
+        if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
+            continue
+        func = small.value.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "detach_":
+            continue
+        receiver = func.value
+        while isinstance(receiver, cst.Subscript):
+            receiver = receiver.value
+        name = dotted_name(receiver)
+        if name is not None and not name.endswith((".grad", ".data")):
+            found.append(name)
+    return found
+
+
+def detaches(value: Optional[cst.BaseExpression], names: Optional[ModuleNames] = None, depth: int = 0) -> bool:
+    """The value is cut from the graph of what it is computed from: `h.detach()`,
+    `repackage_hidden(h)`, `(h.detach(), c.detach())`, `tuple(s.detach() for s in h)`,
+    `h.detach().clone()`, `h.item()`."""
+    if depth > 4 or value is None:
+        return False
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return bool(value.elements) and all(detaches(element.value, names, depth + 1) for element in value.elements)
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return detaches(value.elt, names, depth + 1)
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute):
+        method = func.attr.value
+        if method in ("detach", "detach_") or method in _TO_PYTHON:
+            return True
+        if method in GRAPH_KEEPING_METHODS:  # `h.detach().clone()`, `h.detach().to(device)`
+            return detaches(func.value, names, depth + 1)
+    callee = dotted_name(func)
+    if callee is None:
+        return False
+    short = last_component(callee)
+    if short in _CONTAINERS or short == "float":
+        # `tuple(h)` keeps the graph; `tuple(s.detach() for s in h)` does not; `float(loss)` has none.
+        if short == "float":
+            return True
+        return any(detaches(arg.value, names, depth + 1) for arg in value.args[:1])
+    if any(word in short.lower() for word in _DETACHING_WORDS):
+        return True
+    return names is not None and _helper_detaches(short, names, depth)
+
+
+def _helper_detaches(name: str, names: ModuleNames, depth: int) -> bool:
+    """A function of this file whose every `return` gives a detached value (recursion counts as one)."""
+    functions = names.functions.get(name, ())
+    for function in functions:
+        returns = [node.value for node in _returns(function)]
+        if returns and all(
+            value is not None and (detaches(value, names, depth + 2) or _calls_itself(value, name))
+            for value in returns
+        ):
+            return True
+    return False
+
+
+def _calls_itself(value: cst.BaseExpression, name: str) -> bool:
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        value = value.elt
+    if isinstance(value, cst.Call) and dotted_name(value.func) in ("tuple", "list") and value.args:
+        inner = value.args[0].value
+        value = inner.elt if isinstance(inner, (cst.ListComp, cst.GeneratorExp)) else inner
+    return isinstance(value, cst.Call) and dotted_name(value.func) == name
+
+
+def _returns(function: cst.FunctionDef) -> List[cst.Return]:
+    found: List[cst.Return] = []
+    pending: List[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return):
+            found.append(node)
+            continue
+        pending.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+    return found
+
+
+def feeds_itself(value: Optional[cst.BaseExpression], name: str, names: Optional[ModuleNames] = None) -> bool:
+    """`rnn(x, h)`, `model(state)`, `lstm(x, (h, c))`: a call that takes the name straight back in
+    and computes something new from it (not a detach, not a conversion like `tuple(state)`)."""
+    if not isinstance(value, cst.Call):
+        return False
+    callee = dotted_name(value.func)
+    if callee is None or last_component(callee) in _CONTAINERS or detaches(value, names):
+        return False
+    for arg in value.args:
+        passed = [element.value for element in arg.value.elements] \
+            if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value]
+        if any(dotted_name(item) == name for item in passed):
+            return True
+    return False
+
+
+def value_names(node: cst.BaseExpression) -> List[str]:
+    """Dotted names `node` reads as values: arguments and operands, not the callables it calls."""
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        name = dotted_name(node)
+        return [name] if name is not None else []
+    if isinstance(node, cst.Call):
+        found = [name for arg in node.args for name in value_names(arg.value)]
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_METHODS:
+            found += value_names(func.value)
+        return found
+    return [name for part in value_parts(node) for name in value_names(part)]
+
+
+def value_parts(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """The sub-expressions whose values flow into `node`: operands, elements, subscripted values."""
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    if isinstance(node, cst.Subscript):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [element.value for element in node.elements]
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        return [node.elt]
+    return []
+
+
+def builds_graph(value: cst.BaseExpression, names: ModuleNames,
+                 earlier: Callable[[str], Optional[cst.BaseExpression]], depth: int = 0) -> bool:
+    """`backbone(x)` or an expression over one: a tensor with a graph, as far as the code shows.
+    `earlier(name)` gives the value a name had before the loop."""
+    if depth > 3:
+        return False
+    if isinstance(value, cst.Call):
+        if names.qualify(value.func) is not None:
+            # torch factories make leaves; `F.relu(features)` keeps the graph of its input.
+            return any(builds_graph(arg.value, names, earlier, depth + 1) for arg in value.args)
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in TENSOR_METHODS:
+            return builds_graph(value.func.value, names, earlier, depth + 1)
+        # A lower-case callable with inputs is a module's forward; `Net(...)` builds a module.
+        callee = dotted_name(value.func) or ""
+        return bool(value.args) and not last_component(callee)[:1].isupper()
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        before = earlier(dotted_name(value) or "")
+        return before is not None and builds_graph(before, names, earlier, depth + 1)
+    return any(builds_graph(part, names, earlier, depth + 1) for part in value_parts(value))

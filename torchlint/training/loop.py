@@ -1,0 +1,582 @@
+"""The `TrainingLoop` facade: one loop's facts, and the questions more than one rule asks of them.
+
+A *training loop* is a `for`/`while` statement whose body, looking through
+`if`/`with`/`try` but not into nested loops, functions or classes, calls a
+backward (`loss.backward()`, `torch.autograd.backward(loss)`,
+`scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+`self.manual_backward(loss)`) or `torch.autograd.grad`.
+
+Its facts come from the function's control-flow graph (`torchlint.flow`):
+the sites in the body (`sites`), what the receivers are (`roles`), the
+counters and window conditions (`windows`), where a loss comes from
+(`origin`) and what carries a graph (`graph`). Whether one thing runs
+before, whenever or after another is a question of dominance and paths in
+that graph, never of source order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
+from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional
+from torchlint.training import graph, roles, windows
+from torchlint.training.origin import LossOrigin, OriginTracer
+from torchlint.training.sites import (
+    Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite,
+)
+from torchlint.training.windows import AccumulationCheck, LoopCounter
+from torchlint.walk import calls_in, preorder
+
+Loop = Union[cst.For, cst.While]
+Block = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
+Where = Union[Site, int]  # a site, or a control-flow node
+
+
+@dataclass(frozen=True)
+class TrainingLoop:
+    node: Loop
+    function: Optional[cst.FunctionDef]
+    class_def: Optional[cst.ClassDef]
+    enclosing: Tuple[Tuple[Block, int], ...]  # blocks around the loop, and its index in each
+    flow: FunctionFlow
+    iteration: Iteration
+    backwards: Tuple[BackwardSite, ...]
+    steps: Tuple[StepSite, ...]  # every `.step()`: optimizers, schedulers and others
+    resets: Tuple[ResetSite, ...]
+    scalings: Tuple[ScaleSite, ...]
+    calls: Tuple[CallSite, ...]
+    assignments: Tuple[Assignment, ...]
+    counters: Tuple[LoopCounter, ...] = ()
+    optimizer_names: FrozenSet[str] = frozenset()
+    scheduler_names: FrozenSet[str] = frozenset()
+    outer_contexts: Tuple[cst.BaseExpression, ...] = ()  # `with` items around the loop, in its function
+    optimizer_models: Tuple[Tuple[str, FrozenSet[str]], ...] = ()  # optimizer -> models whose parameters it holds
+    scheduled_optimizers: Tuple[Tuple[str, str], ...] = ()  # scheduler -> the optimizer it was built on
+    top_statement: Optional[cst.CSTNode] = None  # the module-level statement that holds the loop
+    names: Optional[ModuleNames] = field(default=None, compare=False)
+    guards_by_node: Dict[int, Tuple[Guard, ...]] = field(default_factory=dict, compare=False)
+
+    # --- flow: what runs when ------------------------------------------------------------
+
+    @staticmethod
+    def _point(where: Where) -> Tuple[int, int]:
+        return where.point if isinstance(where, Site) else (where, 0)
+
+    def dominates(self, a: Where, b: Where) -> bool:
+        """Whenever `b` runs, `a` has run before it in the same iteration."""
+        return self.iteration.dominates(self._point(a), self._point(b))
+
+    def runs_whenever(self, a: Where, b: Where) -> bool:
+        """`a` runs in every iteration in which `b` runs."""
+        return self.iteration.runs_whenever(self._point(a), self._point(b))
+
+    def precedes(self, a: Where, b: Where) -> bool:
+        """`a` may run before `b` in the same iteration."""
+        return self.iteration.precedes(self._point(a), self._point(b))
+
+    def reaches(self, a: Where, b: Where, avoiding: FrozenSet[int] = frozenset(), around: bool = True) -> bool:
+        """A path from `a` to `b` through no node in `avoiding`, into a later iteration if `around`."""
+        return self.iteration.reaches(self._point(a), self._point(b), avoiding, around)
+
+    def reaching(self, name: str, where: Where) -> List[Definition]:
+        """The definitions of `name` that may give its value at `where` (a `start` one: from before the iteration)."""
+        return self.iteration.reaching(self._point(where)[0], name)
+
+    def guards_at(self, node: int) -> Tuple[Guard, ...]:
+        guards = self.guards_by_node.get(node)
+        if guards is None:
+            guards = ()
+            for site in self._sites():
+                if site.point[0] == node:
+                    guards = site.guards
+                    break
+            else:
+                assumes = self.iteration.assumptions(node)
+                guards = tuple(Guard(a.assume.test, not a.assume.holds, a.assume.statement, False, a.index)
+                               for a in assumes if isinstance(a.assume.statement, cst.If))
+            self.guards_by_node[node] = guards
+        return guards
+
+    def _sites(self) -> Tuple[Site, ...]:
+        return self.assignments + self.calls + self.backwards
+
+    def values_at(self, name: str, where: Where) -> List[Optional[cst.BaseExpression]]:
+        """The values `name` may have at `where`: assigned in the iteration, or before the loop."""
+        values: List[Optional[cst.BaseExpression]] = []
+        for definition in self.reaching(name, where):
+            if definition.kind == "start":
+                values.append(self.value_before_loop(name))
+            elif definition.kind == "assign" and not definition.unpacked:
+                values.append(definition.value)
+            else:
+                values.append(None)
+        return values
+
+    def assignment_of(self, definition: Definition) -> Optional[Assignment]:
+        for assignment in self.assignments:
+            if assignment.definition is definition:
+                return assignment
+        return None
+
+    # --- the questions rules ask ------------------------------------------------------------
+
+    @property
+    def loop_backwards(self) -> Tuple[BackwardSite, ...]:
+        """Backward calls that make this a training loop (not nested, not `autograd.grad`)."""
+        return tuple(b for b in self.backwards if b.depth == 0 and b.kind != "grad")
+
+    @property
+    def optimizer_steps(self) -> Tuple[StepSite, ...]:
+        return tuple(s for s in self.steps if s.receiver in self.optimizer_names)
+
+    @property
+    def scheduler_steps(self) -> Tuple[StepSite, ...]:
+        return tuple(s for s in self.steps if s.receiver in self.scheduler_names and not s.via_scaler)
+
+    def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
+        for counter in self.counters:
+            if counter.name == name:
+                return counter
+        return None
+
+    def first_value(self, counter: LoopCounter, where: Where) -> Optional[int]:
+        """The counter's value on the first micro-batch, read at `where`."""
+        if counter.start is None:
+            return None
+        if counter.increment is not None and self.dominates(counter.increment, where):
+            return counter.start + 1
+        return counter.start
+
+    def accumulation_checks(self, site: Site) -> List[AccumulationCheck]:
+        """Every accumulation condition among the `if`s guarding `site` (normally a step).
+
+        For a step, a condition counts only when gradients really build up across
+        iterations under it: not when the step's own reset runs inside the
+        condition before it (WGAN's `if i % n_critic == 0: opt_g.zero_grad(); ...;
+        opt_g.step()` is a schedule, not a window), and not when every backward
+        outside it is applied by another optimizer's unconditional step.
+        """
+        checks = []
+        for guard in site.guards:
+            for check in windows.checks_in(guard.test, guard, not guard.negated):
+                if check.counter is not None and site.depth and self._inner_counter(check):
+                    continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
+                if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
+                    continue
+                if int_value(check.count) == 1 or self._framework_window(check):
+                    continue
+                if isinstance(site, StepSite) and not self._accumulates(site, check):
+                    continue
+                checks.append(check)
+        return checks
+
+    def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
+        checks = self.accumulation_checks(site)
+        return checks[0] if checks else None
+
+    def _framework_window(self, check: AccumulationCheck) -> bool:
+        """The count is DeepSpeed's own (`engine.gradient_accumulation_steps()`, or read from its config
+        before the loop): the engine steps at its own boundaries inside `backward`, and the loop's
+        `optimizer.step()` between them does nothing."""
+        pending = [check.count]
+        for _ in range(3):
+            found = []
+            for expression in pending:
+                for name in iter_names(expression):
+                    parts = name.split(".")
+                    owners = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+                    if "deepspeed" in name.lower() or any(
+                            c.startswith("deepspeed.") for owner in owners for c in self.names.constructors_of(owner)):
+                        return True
+                    found += [d.value for d in self.flow.entering(self.iteration.region, name)
+                              if d.value is not None]
+            pending = found
+        return False
+
+    def _inner_counter(self, check: AccumulationCheck) -> bool:
+        """The counter the check reads is the target of a loop nested in this one."""
+        return any(
+            definition.kind == "target" and isinstance(definition.syntax, cst.For) and definition.syntax is not self.node
+            for definition in self.reaching(check.counter, check.guard.assume)
+        )
+
+    def _restarts(self, check: AccumulationCheck) -> bool:
+        """`micro = 0` where `check` holds: a window that starts again, not a one-way threshold
+        like `if seen >= warmup_steps: optimizer.step()`."""
+        return any(
+            assignment.target == check.counter and not assignment.reads_target and self.in_branch(assignment, check)
+            for assignment in self.assignments
+        )
+
+    def in_branch(self, site: Site, check: AccumulationCheck) -> bool:
+        """`site` runs only on iterations where `check` lets the step through."""
+        return check.guard.assume >= 0 and self.dominates(check.guard.assume, site)
+
+    def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
+        """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
+        found = []
+        for backward in self.loop_backwards:
+            if self.in_branch(backward, check):
+                # Only a loss summed over the window (`loss = loss + l`) spans iterations here.
+                if backward.loss_name is not None and self.accumulator(backward.loss_name) is not None:
+                    found.append(backward)
+            elif not self._applied_elsewhere(backward, step):
+                found.append(backward)
+        return found
+
+    def _accumulates(self, step: StepSite, check: AccumulationCheck) -> bool:
+        for reset in self.resets_affecting(step):
+            if self.dominates(reset, step) and self.in_branch(reset, check):
+                return False
+        return bool(self.accumulated_backwards(step, check))
+
+    def _applied_elsewhere(self, backward: BackwardSite, step: StepSite) -> bool:
+        """Another step runs whenever `backward` runs: another optimizer's (a GAN's generator), or the
+        same optimizer's in a branch that does not accumulate (`if accum > 1: ... else: ...; opt.step()`)."""
+        return any(
+            other is not step and other.depth == 0 and self.runs_whenever(other, backward)
+            for other in self.optimizer_steps
+        )
+
+    def gradients_normalised(self, step: StepSite) -> Optional[ScaleSite]:
+        """The in-place rescaling of the gradients (`p.grad.div_(n_tokens)`, `scale_grads(model, 1 / n)`)
+        that may run after a backward and before `step`: the window is normalised by hand, as token-count
+        normalisation does. (It may sit under a flag of its own, `if not optimizer_in_backward:`.)"""
+        for scaling in self.scalings:
+            if self.precedes(scaling, step) and any(self.precedes(b, scaling) for b in self.loop_backwards):
+                return scaling
+        return None
+
+    # --- values carried across iterations ------------------------------------------------------
+
+    def carried(self, name: str) -> Optional[Assignment]:
+        """The update through which `name` carries a value it computed into the next iteration.
+
+        `loss += f(x)` and `h = model(x, h)` read the value the previous
+        iteration left, when some path from the top of the iteration reaches
+        them without assigning `name` afresh (a reset under a narrower `if`,
+        `if i % n == 0: loss = 0`, leaves the value carried between resets)
+        and the previous iteration did leave one of its own updates (not just
+        a reset at its end). The loop's own target is bound at the top of
+        every iteration: never carried.
+        """
+        updates = [a for a in self.assignments if a.target == name and a.depth == 0 and a.reads_target]
+        if not updates:
+            return None
+        if not any(d.reads_itself for d in self.iteration.carried_out(name)):
+            return None
+        for update in updates:
+            if self.iteration.carried(update.point[0], name):
+                return update
+        return None
+
+    def accumulator(self, name: str) -> Optional[Assignment]:
+        """`name += term` / `name = name + term` carried across iterations."""
+        first = self.carried(name)
+        if first is None:
+            return None
+        if first.operator == "+=":
+            return first
+        value = first.value
+        if first.operator == "=" and isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            if name in (dotted_name(value.left), dotted_name(value.right)):
+                return first
+        return None
+
+    def fresh_definitions(self, name: str) -> FrozenSet[int]:
+        """Nodes where `name` gets a value that does not carry its old graph: a re-initialisation, a
+        detach (also in place), `.item()`, `del`."""
+        nodes = set()
+        for node in self.iteration.members:
+            for definition in self.flow.graph.nodes[node].definitions:
+                if definition.name != name:
+                    continue
+                if definition.kind == "effect" or definition.kind == "del" or not definition.reads_itself \
+                        or graph.detaches(definition.value, self.names):
+                    nodes.add(node)
+        return frozenset(nodes)
+
+    def backward_on_accumulator(self, backward: BackwardSite) -> Optional[Assignment]:
+        """The `loss += term` whose running sum `backward` backpropagates again in a later iteration.
+
+        None when every path from the backward back to the sum assigns it
+        afresh first (`loss = 0` right after it, at the end of a window).
+        """
+        name = backward.loss_name
+        if name is None:
+            return None
+        accumulation = self.accumulator(name)
+        if accumulation is None or not self.reaches(backward, accumulation, self.fresh_definitions(name)):
+            return None
+        return accumulation
+
+    def feeding_names(self, expression: cst.BaseExpression, where: Where, limit: int = 40) -> Set[str]:
+        """Names whose values flow into `expression` through this iteration's assignments."""
+        return self.flow_names(expression, where, iter_names, limit)
+
+    def flow_names(self, expression: cst.BaseExpression, where: Where, read, limit: int = 40) -> Set[str]:
+        """The names `read(expression)` gives, followed back through the definitions that reach them."""
+        seen: Set[str] = set()
+        pending = [(name, self._point(where)[0]) for name in read(expression)]
+        while pending and len(seen) < limit:
+            name, at = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for definition in self.iteration.reaching(at, name):
+                if definition.kind != "start" and definition.value is not None:
+                    pending.extend((n, definition.node) for n in read(definition.value))
+        return seen
+
+    def origin(self, expression: cst.BaseExpression, use: Site, names: ModuleNames) -> LossOrigin:
+        """Trace a loss expression used at `use` back through the loop body to its criterion."""
+        return OriginTracer(self, names).trace(expression, use.point[0])
+
+    def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
+        return graph.builds_graph(value, names, self.value_before_loop)
+
+    # --- steps and resets -------------------------------------------------------------------
+
+    def resets_affecting(self, step: StepSite) -> List[ResetSite]:
+        """Resets that clear the gradients `step` applies (its optimizer's, or its model's)."""
+        models = dict(self.optimizer_models).get(step.receiver, frozenset())
+        single_optimizer = len(self.optimizer_names) == 1
+        affecting = []
+        for reset in self.resets:
+            if reset.kind == "helper":
+                # `fast_zero_grad(model)`: a helper of this file that resets; whose gradients it reaches is
+                # clear when it is handed this optimizer or its model, or when only one optimizer steps.
+                passed = {dotted_name(arg.value) for arg in getattr(reset.node, "args", ())}
+                if single_optimizer or step.receiver in passed or any(
+                    roles.same_module(name, model) for name in passed if name for model in models
+                ):
+                    affecting.append(reset)
+                continue
+            if reset.kind not in ("zero_grad", "parameters") or (reset.kind == "parameters" and not reset.target):
+                continue  # `delta.grad.zero_()` on a tensor of its own; a helper that resets only sometimes
+            if reset.target == step.receiver or any(roles.same_module(reset.target, model) for model in models):
+                affecting.append(reset)
+            elif not models and single_optimizer and reset.target not in self.optimizer_names:
+                affecting.append(reset)
+        return affecting
+
+    def resets_wiping(self, step: StepSite) -> List[ResetSite]:
+        """Resets that run after a backward and before `step` on every path to it, with no backward
+        between them and the step: the step applies zeros."""
+        backwards = frozenset(b.point[0] for b in self.loop_backwards)
+        found = []
+        for reset in self.resets_affecting(step):
+            if reset.depth != 0 or not self.dominates(reset, step):
+                continue
+            if not any(self.precedes(backward, reset) for backward in self.loop_backwards):
+                continue
+            if self.reaches(reset, step, backwards, around=False):
+                found.append(reset)
+        return found
+
+    def in_accumulate_context(self, site: Site) -> bool:
+        """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""
+        for item in self.outer_contexts + site.contexts:
+            if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "accumulate":
+                return True
+        return False
+
+    # --- the loop's surroundings --------------------------------------------------------
+
+    def value_before_loop(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value `name` has when the loop starts, when every path into the loop gives it the same one."""
+        definitions = self.flow.entering(self.iteration.region, name)
+        values = [d.value for d in definitions if d.kind == "assign" and not d.unpacked and d.value is not None]
+        if not values or len(values) != len(definitions):
+            return None
+        first = values[0]
+        return first if all(value.deep_equals(first) for value in values[1:]) else None
+
+    @property
+    def first_body_statement(self) -> Optional[cst.CSTNode]:
+        body = self.node.body
+        return body.body[0] if isinstance(body, cst.IndentedBlock) and body.body else None
+
+    def statements_after(self) -> Block:
+        """The statements that follow the loop in its own block."""
+        if not self.enclosing:
+            return ()
+        statements, index = self.enclosing[-1]
+        return statements[index + 1:]
+
+    # --- gradient mode -------------------------------------------------------------------
+
+    def grad_disabled_at(self, site: Site, names: ModuleNames) -> Optional[cst.BaseExpression]:
+        """The `no_grad()`/`inference_mode()` context or decorator in force at `site`, if any."""
+        decorators = tuple(d.decorator for d in self.function.decorators) if self.function is not None else ()
+        disabled = None
+        for item in decorators + self.outer_contexts + site.contexts:
+            mode = grad_mode(item, names)
+            if mode == "off":
+                disabled = item
+            elif mode == "on":
+                disabled = None
+        return disabled
+
+
+def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
+    """"off" for `torch.no_grad()`-like contexts and decorators, "on" for `enable_grad()`, else None."""
+    call = item if isinstance(item, cst.Call) else None
+    qualified = names.qualify(call.func if call is not None else item)
+    if qualified is None:
+        return None
+    if qualified in NO_GRAD_CONTEXTS:
+        return "off"
+    if qualified in ("torch.enable_grad", "torch.autograd.enable_grad"):
+        return "on"
+    if qualified in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
+        flag = positional(call, 0) or keyword(call, "mode")
+        if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+            return "on" if flag.value == "True" else "off"
+    return None
+
+
+# --- building the facts -------------------------------------------------------------
+
+
+def find_training_loops(module: cst.Module, names: ModuleNames) -> List[TrainingLoop]:
+    finder = _LoopFinder(names, module)
+    finder.walk(_block_statements(module), (), None, None, module)
+    return finder.loops
+
+
+def _block_statements(owner: cst.CSTNode) -> Block:
+    body = getattr(owner, "body", None)
+    if isinstance(owner, cst.Module):
+        return owner.body
+    if isinstance(body, cst.IndentedBlock):
+        return body.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return (body,)
+    return ()
+
+
+def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
+    """The owners of the blocks nested in a compound statement (an `elif` is its own `if`)."""
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        return [statement] + ([orelse] if orelse is not None else [])
+    if isinstance(statement, (cst.For, cst.While)):
+        return [statement] + ([statement.orelse] if statement.orelse is not None else [])
+    if isinstance(statement, cst.With):
+        return [statement]
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        owners: List[cst.CSTNode] = [statement, *statement.handlers]
+        owners += [part for part in (statement.orelse, statement.finalbody) if part is not None]
+        return owners
+    if isinstance(statement, cst.Match):
+        return list(statement.cases)
+    return []
+
+
+class _LoopFinder:
+    def __init__(self, names: ModuleNames, module: cst.Module) -> None:
+        self.names = names
+        self.module = module
+        self.loops: List[TrainingLoop] = []
+        self._flows: Dict[int, FunctionFlow] = {}
+
+    def walk(self, statements: Block, chain: Tuple[Tuple[Block, int], ...], function: Optional[cst.FunctionDef],
+             class_def: Optional[cst.ClassDef], owner: cst.CSTNode, top: Optional[cst.CSTNode] = None) -> None:
+        for index, statement in enumerate(statements):
+            here = chain + ((statements, index),)
+            top_here = top if top is not None else statement
+            if isinstance(statement, (cst.For, cst.While)) and _calls_backward_directly(statement, self.names):
+                self.loops.append(self._build(statement, function, class_def, here, owner, top_here))
+            if isinstance(statement, cst.FunctionDef):
+                self.walk(_block_statements(statement), (), statement, class_def, statement, top_here)
+            elif isinstance(statement, cst.ClassDef):
+                self.walk(_block_statements(statement), (), None, statement, statement, top_here)
+            else:
+                for block_owner in _nested_blocks(statement):
+                    if block_owner is statement or not isinstance(block_owner, cst.If):
+                        self.walk(_block_statements(block_owner), here, function, class_def, owner, top_here)
+                    else:
+                        self.walk((block_owner,), here, function, class_def, owner, top_here)
+
+    def _flow(self, owner: cst.CSTNode) -> FunctionFlow:
+        flow = self._flows.get(id(owner))
+        if flow is None:
+            flow = self._flows[id(owner)] = FunctionFlow(ControlFlowGraph(owner, graph.inplace_effects))
+        return flow
+
+    def _build(self, loop: Loop, function: Optional[cst.FunctionDef], class_def: Optional[cst.ClassDef],
+               enclosing: Tuple[Tuple[Block, int], ...], owner: cst.CSTNode, top: cst.CSTNode) -> TrainingLoop:
+        flow = self._flow(owner)
+        region = flow.graph.region(loop)
+        iteration = flow.iteration(region)
+        found = SiteCollector(self.names, flow.graph, region, iteration, function).collect()
+        draft = TrainingLoop(
+            node=loop, function=function, class_def=class_def, enclosing=enclosing, flow=flow, iteration=iteration,
+            backwards=tuple(found.backwards), steps=tuple(found.steps), resets=tuple(found.resets),
+            scalings=tuple(found.scalings), calls=tuple(found.calls), assignments=tuple(found.assignments),
+            outer_contexts=flow.graph.nodes[region.head].contexts, top_statement=top, names=self.names,
+        )
+        names = self.names
+        receivers = {step.receiver for step in draft.steps}
+        scaled = {step.receiver for step in draft.steps if step.via_scaler}
+        reset = {r.target for r in draft.resets if r.kind == "zero_grad"}
+        optimizers = frozenset(r for r in receivers if roles.is_optimizer(r, names, scaled, reset, function))
+        schedulers = frozenset(r for r in receivers - optimizers if roles.is_scheduler(r, names))
+        models = tuple((optimizer, roles.optimized_models(optimizer, names)) for optimizer in sorted(optimizers))
+        scheduled = tuple(
+            (scheduler, optimizer) for scheduler in sorted(schedulers)
+            for optimizer in [roles.scheduled_optimizer(scheduler, optimizers, names)] if optimizer is not None
+        )
+        return TrainingLoop(**{
+            **{name: getattr(draft, name) for name in draft.__dataclass_fields__},
+            "counters": tuple(_counters(draft, names)), "optimizer_names": optimizers,
+            "scheduler_names": schedulers, "optimizer_models": models, "scheduled_optimizers": scheduled,
+        })
+
+
+def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
+    counters: List[LoopCounter] = []
+    if isinstance(loop.node, cst.For):
+        counter = windows.header_counter(loop.node, names, loop.value_before_loop)
+        if counter is not None:
+            counters.append(counter)
+    for assignment in loop.assignments:
+        # A counter bumped after `if skip: continue` still counts the micro-batches trained on.
+        guarded = any(not guard.after_continue for guard in assignment.guards)
+        if assignment.depth != 0 or guarded or not windows.is_increment(assignment):
+            continue
+        if any(c.name == assignment.target for c in counters):
+            continue
+        start = int_value(loop.value_before_loop(assignment.target))
+        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None))
+    return counters
+
+
+def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
+    """A backward call in the loop's body, looking through `if`/`with`/`try`, not nested loops or functions."""
+    stack: List = list(_block_statements(loop))
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if any(roles.classify_backward(call, names) is not None for call in calls_in(statement)):
+                return True
+        elif isinstance(statement, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
+            continue
+        else:
+            for block_owner in _nested_blocks(statement):
+                if isinstance(block_owner, cst.If) and block_owner is not statement:
+                    stack.append(block_owner)  # an `elif`
+                else:
+                    stack.extend(_block_statements(block_owner))
+    return False
+
+
+def uses_attribute_of(node: cst.CSTNode, name: str) -> bool:
+    """`name.anything` somewhere in `node`."""
+    return any(isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == name
+               for part in preorder(node))

@@ -1,0 +1,260 @@
+"""Where a loss comes from: the criterion, its reduction, and whether it was divided on every path.
+
+The trace follows the definitions that reach each use (`torchlint.flow`),
+not source order. Alternatives (the definitions reaching one use from
+different branches) must *all* be divided for the loss to count as divided:
+`if use_amp: loss = loss / n` alone leaves the other path undivided. One
+exception keeps the idiom `if accum > 1: loss = loss / accum` quiet: a
+division whose branch tests the divisor itself, since dividing by 1 changes
+nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, FrozenSet, Optional, Tuple
+
+import libcst as cst
+
+from torchlint.flow import Definition
+from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional, string_value
+from torchlint.training.windows import is_number
+
+if TYPE_CHECKING:
+    from torchlint.training.loop import TrainingLoop
+
+_RESHAPING_METHODS = ("float", "to", "cuda", "squeeze", "clone", "contiguous", "double", "half")
+_COUNTS = frozenset({"sum", "numel", "size", "count_nonzero"})
+
+
+@dataclass(frozen=True)
+class LossOrigin:
+    """Where a loss tensor comes from, as far as the loop body shows."""
+
+    divided: bool = False
+    reductions: FrozenSet[str] = frozenset()  # mean | sum | none | unknown | outside
+    sources: Tuple[str, ...] = ()
+    weighted: bool = False  # multiplied by something of its own micro-batch: `loss * n_tokens`
+
+    def merge(self, other: "LossOrigin") -> "LossOrigin":
+        """Both parts of one value (`a + b`): divided (or weighted) if either part is."""
+        sources = self.sources + tuple(s for s in other.sources if s not in self.sources)
+        return LossOrigin(self.divided or other.divided, self.reductions | other.reductions, sources,
+                          self.weighted or other.weighted)
+
+    def either(self, other: "LossOrigin") -> "LossOrigin":
+        """One of two values, by the path taken: divided (or weighted) only if both are."""
+        merged = self.merge(other)
+        return replace(merged, divided=self.divided and other.divided, weighted=self.weighted and other.weighted)
+
+    def as_divided(self) -> "LossOrigin":
+        return replace(self, divided=True)
+
+    @property
+    def is_mean(self) -> bool:
+        """Every known part is mean-reduced (PyTorch's default), nothing is summed."""
+        known = self.reductions - {"outside"}
+        return bool(known) and known <= {"mean", "unknown"}
+
+
+_UNKNOWN = LossOrigin(reductions=frozenset({"unknown"}))
+_OUTSIDE = LossOrigin(reductions=frozenset({"outside"}))
+
+
+class OriginTracer:
+    _MAX_DEPTH = 12
+
+    def __init__(self, loop: "TrainingLoop", names: ModuleNames) -> None:
+        self.loop = loop
+        self.names = names
+        self._active: set = set()  # definitions being traced: a nested loop's `loss += x` reaches itself
+
+    def trace(self, node: cst.BaseExpression, at: int, depth: int = 0) -> LossOrigin:
+        """The origin of `node`'s value, evaluated at control-flow node `at`."""
+        if depth > self._MAX_DEPTH:
+            return _UNKNOWN
+        depth += 1
+        if is_number(node):
+            return LossOrigin()
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node, at, depth)
+        if isinstance(node, cst.UnaryOperation):
+            return self.trace(node.expression, at, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, at, depth)
+        if isinstance(node, cst.Attribute) and node.attr.value == "loss":
+            return LossOrigin(reductions=frozenset({"mean"}), sources=(dotted_name(node) or "outputs.loss",))
+        name = dotted_name(node)
+        if name is not None:
+            return self._name(name, at, depth)
+        return _UNKNOWN
+
+    def _binary(self, node: cst.BinaryOperation, at: int, depth: int) -> LossOrigin:
+        operator = node.operator
+        if isinstance(operator, (cst.Divide, cst.FloorDivide)):
+            return self.trace(node.left, at, depth).as_divided()
+        merged = self.trace(node.left, at, depth).merge(self.trace(node.right, at, depth))
+        if isinstance(operator, cst.Multiply):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if self.is_reciprocal(side, at):
+                    return self.trace(other, at, depth).as_divided()
+            if self._per_batch(node.left, at) or self._per_batch(node.right, at):
+                return replace(merged, weighted=True)
+        return merged
+
+    def _per_batch(self, node: cst.BaseExpression, at: int, depth: int = 0) -> bool:
+        """A count of this micro-batch: `mask.sum()`, `x.size(0)`, `len(batch)`, `labels.numel()`, or a name
+        given one in the iteration on every path (`n_tokens = (labels != -100).sum()`; `factor = n_tokens
+        if accumulate else 1.0`)."""
+        if depth > 4:
+            return False
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute):
+                return func.attr.value in _COUNTS
+            return dotted_name(func) == "len"
+        if isinstance(node, cst.IfExp):
+            return any(self._per_batch(part, at, depth + 1) for part in (node.body, node.orelse)) and all(
+                is_number(part) or self._per_batch(part, at, depth + 1) for part in (node.body, node.orelse))
+        if isinstance(node, cst.BinaryOperation):
+            return self._per_batch(node.left, at, depth + 1) or self._per_batch(node.right, at, depth + 1)
+        name = dotted_name(node)
+        if name is None:
+            return False
+        definitions = self.loop.reaching(name, at)
+        return bool(definitions) and all(
+            d.kind == "assign" and d.value is not None and self._per_batch(d.value, d.node, depth + 1)
+            for d in definitions)
+
+    def is_reciprocal(self, node: cst.BaseExpression, at: int) -> bool:
+        """`1 / n`, or a name holding it on every path: `loss_scale = 1.0 / accum` in the loop or before it."""
+        if _is_reciprocal(node):
+            return True
+        name = dotted_name(node)
+        if name is None:
+            return False
+        values = self.loop.values_at(name, at)
+        return bool(values) and all(value is not None and _is_reciprocal(value) for value in values)
+
+    def _call(self, node: cst.Call, at: int, depth: int) -> LossOrigin:
+        func = node.func
+        qualified = self.names.callee(node)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            if method in ("div", "div_", "true_divide"):
+                return self.trace(receiver, at, depth).as_divided()
+            if method in ("mean", "sum") and qualified is None:
+                traced = self.trace(receiver, at, depth)
+                if "none" in traced.reductions:
+                    return LossOrigin(traced.divided, (traced.reductions - {"none"}) | {method}, traced.sources)
+                return traced
+            if method in _RESHAPING_METHODS:
+                return self.trace(receiver, at, depth)
+        if qualified in ("torch.div", "torch.true_divide"):
+            first = positional(node, 0)
+            return (self.trace(first, at, depth) if first is not None else LossOrigin()).as_divided()
+        if qualified in ("torch.mean", "torch.sum") and positional(node, 0) is not None:
+            traced = self.trace(positional(node, 0), at, depth)
+            kind = last_component(qualified)
+            return LossOrigin(traced.divided, (traced.reductions - {"none"}) | {kind}, traced.sources)
+        if qualified is not None and self.names.is_loss_function(qualified):
+            return LossOrigin(reductions=frozenset({reduction(node)}), sources=(dotted_name(func) or qualified,))
+        if isinstance(func, cst.Call):
+            constructor = self.names.callee(func)
+            if constructor is not None and self.names.is_loss_class(constructor):
+                return LossOrigin(reductions=frozenset({reduction(func)}), sources=(dotted_name(func.func) or "",))
+        callee = dotted_name(func)
+        if callee is not None:
+            reductions = set()
+            for value in self.names.values_of(callee):
+                if isinstance(value, cst.Call):
+                    constructor = self.names.callee(value)
+                    if constructor is not None and self.names.is_loss_class(constructor):
+                        reductions.add(reduction(value))
+            if reductions:
+                return LossOrigin(reductions=frozenset(reductions), sources=(callee,))
+        return LossOrigin(reductions=frozenset({"unknown"}), sources=(callee or "a call",))
+
+    def _name(self, name: str, at: int, depth: int) -> LossOrigin:
+        definitions = self.loop.reaching(name, at)
+        if not definitions:
+            return _OUTSIDE
+        result: Optional[LossOrigin] = None
+        for definition in definitions:
+            if definition.index in self._active:
+                continue
+            self._active.add(definition.index)
+            try:
+                traced = self._definition(definition, depth)
+            finally:
+                self._active.discard(definition.index)
+            result = traced if result is None else result.either(traced)
+        if result is not None and not result.divided and any(self._divides_when_needed(d) for d in definitions):
+            result = result.as_divided()
+        return result if result is not None else _OUTSIDE
+
+    def _definition(self, definition: Definition, depth: int) -> LossOrigin:
+        if definition.kind == "start" or definition.value is None:
+            return _OUTSIDE
+        value, at = definition.value, definition.node
+        operator = definition.operator
+        if definition.kind == "augmented":
+            before = self._name(definition.name, at, depth)
+            if operator in ("/=", "//="):
+                return before.as_divided()
+            if operator == "*=" and self.is_reciprocal(value, at):
+                return before.as_divided()
+            if operator in ("+=", "-=", "*="):
+                return before.merge(self.trace(value, at, depth))
+            return before
+        if definition.kind != "assign":
+            return _OUTSIDE
+        return self.trace(value, at, depth)
+
+    def _divides_when_needed(self, definition: Definition) -> bool:
+        """`if accum > 1: loss = loss / accum`: the path that skips the division divides by 1."""
+        divisor = _divisor(definition)
+        if divisor is None:
+            return False
+        for guard in self.loop.guards_at(definition.node):
+            if _contains(guard.test, divisor):
+                return True
+        return False
+
+
+def _divisor(definition: Definition) -> Optional[cst.BaseExpression]:
+    value = definition.value
+    if definition.kind == "augmented" and definition.operator in ("/=", "//="):
+        return value
+    if definition.kind == "assign" and isinstance(value, cst.BinaryOperation) \
+            and isinstance(value.operator, (cst.Divide, cst.FloorDivide)) and dotted_name(value.left) == definition.name:
+        return value.right
+    return None
+
+
+def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
+    if tree.deep_equals(part):
+        return True
+    return any(_contains(child, part) for child in tree.children)
+
+
+def _is_reciprocal(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Divide)
+        and isinstance(node.left, (cst.Integer, cst.Float))
+        and float(node.left.value) == 1.0
+    )
+
+
+def reduction(call: cst.Call) -> str:
+    value = string_value(keyword(call, "reduction"))
+    if value in ("sum", "none", "mean"):
+        return value
+    size_average, reduce = keyword(call, "size_average"), keyword(call, "reduce")
+    if isinstance(size_average, cst.Name) and size_average.value == "False":
+        return "sum"
+    if isinstance(reduce, cst.Name) and reduce.value == "False":
+        return "none"
+    return "mean" if value is None else "unknown"

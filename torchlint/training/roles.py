@@ -1,0 +1,281 @@
+"""What the things a training loop calls are: backwards, optimizers, schedulers, scalers, resets.
+
+Names are resolved through `torchlint.names.ModuleNames` (imports, the
+constructors a name was bound to, aliases like `model = DDP(model)`); the
+words of a name (`optimizer`, `scheduler`, `scaler`) decide only where the
+file does not say.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional
+from torchlint.walk import calls_in, preorder
+
+_FRAMEWORK_BACKWARD_OWNERS = ("accelerator", "fabric", "engine")
+_FRAMEWORK_CLASSES = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "deepspeed.initialize")
+
+
+def classify_backward(call: cst.Call, names: ModuleNames) -> Optional[Tuple[str, Optional[cst.BaseExpression],
+                                                                         Optional[str]]]:
+    """(kind, loss expression, framework receiver) for a backward-like call, else None.
+
+    kind: `tensor` (`loss.backward()`), `autograd` (`torch.autograd.backward`),
+    `distributed` (`dist_autograd.backward(ctx, [loss])`: gradients live in the
+    context), `grad` (`torch.autograd.grad`), `scaler`, `framework`
+    (`accelerator.backward(loss)`), `manual` (`self.manual_backward(loss)`).
+    """
+    func = call.func
+    qualified = names.callee(call)
+    if qualified == "torch.autograd.backward":
+        return "autograd", positional(call, 0) or keyword(call, "tensors"), None
+    if qualified == "torch.distributed.autograd.backward":
+        return "distributed", positional(call, 1) or keyword(call, "roots"), None
+    if qualified == "torch.autograd.grad":
+        return "grad", positional(call, 0) or keyword(call, "outputs"), None
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    receiver = func.value
+    if method == "manual_backward":
+        return "manual", positional(call, 0), None
+    if method != "backward":
+        return None
+    if (
+        isinstance(receiver, cst.Call)
+        and isinstance(receiver.func, cst.Attribute)
+        and receiver.func.attr.value == "scale"
+        and positional(receiver, 0) is not None
+    ):
+        return "scaler", positional(receiver, 0), dotted_name(receiver.func.value)
+    owner = dotted_name(receiver)
+    if owner is not None and positional(call, 0) is not None and is_framework(owner, names):
+        return "framework", positional(call, 0), owner
+    return "tensor", receiver, None
+
+
+def is_framework(owner: str, names: ModuleNames) -> bool:
+    short = last_component(owner).lower()
+    if any(word in short for word in _FRAMEWORK_BACKWARD_OWNERS):
+        return True
+    return any(c.startswith(_FRAMEWORK_CLASSES) for c in names.constructors_of(owner))
+
+
+def retain_graph_arg(call: cst.Call, kind: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("retain_graph", "keep_graph") and is_true(arg.value):
+            return arg
+    if kind == "tensor":
+        position = 0
+        for arg in call.args:
+            if arg.keyword is None:
+                if position == 1 and is_true(arg.value):
+                    return arg
+                position += 1
+    return None
+
+
+def is_scaler(receiver: str, names: ModuleNames) -> bool:
+    if "scaler" in last_component(receiver).lower():
+        return True
+    return any(c in GRAD_SCALERS for c in names.constructors_of(receiver))
+
+
+def is_scheduler(receiver: str, names: ModuleNames) -> bool:
+    if any(names.is_scheduler_class(c) for c in names.constructors_of(receiver)):
+        return True
+    return "sched" in last_component(receiver).lower()
+
+
+def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset: Iterable[str],
+                 function: Optional[cst.FunctionDef]) -> bool:
+    """`receiver` is an optimizer: built by an optimizer class or factory, stepped through a scaler
+    (`scaler.step(receiver)`), reset in the loop or its function, or named like one."""
+    constructors = names.constructors_of(receiver)
+    if any(names.is_scheduler_class(c) for c in constructors):
+        return False
+    if any(names.is_optimizer_class(c) for c in constructors) or any(c.endswith("Optimizer") for c in constructors):
+        return True
+    for value in names.values_of(receiver):
+        if isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(".optimizers"):
+            return True
+    if receiver in scaled or receiver in reset:
+        return True
+    if function is not None and receiver in zero_grad_receivers(function):
+        return True
+    short = last_component(receiver).lower()
+    if "sched" in short:
+        return False
+    return "optim" in short or short in ("opt", "optim") or short.startswith("opt_") or short.endswith("_opt")
+
+
+def optimized_models(optimizer: str, names: ModuleNames) -> FrozenSet[str]:
+    """`model` for `optimizer = SGD(model.parameters())`; empty when it cannot be read."""
+    models: Set[str] = set()
+    for value in names.values_of(optimizer):
+        if not isinstance(value, cst.Call):
+            continue
+        for call in calls_in(value):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+                owner = dotted_name(func.value)
+                if owner is not None:
+                    # `self.model = model` / `model = DDP(model)`: the same parameters by another name.
+                    models |= names.aliases_of(owner)
+    return frozenset(models)
+
+
+def scheduled_optimizer(scheduler: str, optimizers: FrozenSet[str], names: ModuleNames) -> Optional[str]:
+    """`opt_g` for `sched_g = ExponentialLR(opt_g, gamma=...)`, when it is one of the loop's optimizers."""
+    for value in names.values_of(scheduler):
+        if not isinstance(value, cst.Call):
+            continue
+        passed = positional(value, 0) or keyword(value, "optimizer")
+        name = dotted_name(passed) if passed is not None else None
+        if name is None:
+            continue
+        for optimizer in optimizers:
+            if optimizer == name or optimizer in names.aliases_of(name):
+                return optimizer
+    return None
+
+
+def same_module(a: str, b: str) -> bool:
+    """`model` and `model.backbone` (or `model.module`) share parameters."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+# --- gradient resets and scalings ---------------------------------------------------
+
+
+def ends_in_grad(node: cst.BaseExpression) -> bool:
+    """`p.grad` or `p.grad.data`."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    if node.attr.value == "grad":
+        return True
+    return node.attr.value == "data" and isinstance(node.value, cst.Attribute) and node.value.attr.value == "grad"
+
+
+def grad_owner(node: cst.Attribute) -> Optional[str]:
+    """`p` for `p.grad` and `p.grad.data`."""
+    if node.attr.value == "data":
+        node = node.value
+    return dotted_name(node.value)
+
+
+# In-place methods that wipe a gradient (`p.grad.zero_()`), and those that rescale it (`p.grad.div_(n)`).
+_WIPING_METHODS = frozenset({"zero_", "detach_"})
+_SCALING_METHODS = frozenset({"div_", "mul_"})
+_SCALING_OPERATORS = frozenset({"/=", "*="})
+_FOREACH_SCALINGS = frozenset({"torch._foreach_div_", "torch._foreach_mul_"})
+_SCALING_HELPER = re.compile(r"(scale|div|normali[sz]e)\w*grad|grad\w*(scale|div|normali[sz]e)")
+
+
+def is_none(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def wipes_grad(call: cst.Call) -> bool:
+    """`p.grad.zero_()`, `p.grad.detach_()`, `p.grad.data.zero_()`."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value in _WIPING_METHODS and ends_in_grad(func.value)
+
+
+def scales_grad_call(call: cst.Call, names: ModuleNames) -> bool:
+    """`p.grad.div_(n)`, `p.grad.data.mul_(1 / n)`, `torch._foreach_div_(grads, n)`, or a library
+    helper named for it that is handed what to scale: `training.scale_grads(model, 1 / num_tokens)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _SCALING_METHODS and ends_in_grad(func.value):
+        return True
+    if names.callee(call) in _FOREACH_SCALINGS:
+        return True
+    callee = dotted_name(func)
+    if callee is None or callee in names.functions or (callee.startswith("self.") and callee[5:] in names.functions):
+        return False  # a helper of this file is read, not guessed from its name
+    short = last_component(callee).lower()
+    return bool(call.args) and not short.startswith("unscale") and _SCALING_HELPER.search(short) is not None
+
+
+def scales_grad_assignment(target: cst.BaseExpression, operator: str, value: Optional[cst.BaseExpression]) -> bool:
+    """`p.grad /= n`, `p.grad = p.grad / n`."""
+    if not ends_in_grad(target):
+        return False
+    if operator in _SCALING_OPERATORS:
+        return True
+    return (operator == "=" and isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, (cst.Divide, cst.Multiply))
+            and dotted_name(value.left) == dotted_name(target))
+
+
+class GradWork:
+    """What a function body does to gradients: resets (`x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`),
+    with the receivers of `zero_grad()`, and rescalings (`p.grad.div_(n)`, `p.grad /= n`)."""
+
+    def __init__(self, node: cst.CSTNode, names: ModuleNames) -> None:
+        self.resets = False
+        self.scales = False
+        self.zero_grad_receivers: Set[str] = set()
+        for part in preorder(node):
+            if isinstance(part, cst.Call):
+                func = part.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+                    self.resets = True
+                    receiver = dotted_name(func.value)
+                    if receiver:
+                        self.zero_grad_receivers.add(receiver)
+                elif wipes_grad(part):
+                    self.resets = True
+                elif scales_grad_call(part, names):
+                    self.scales = True
+            elif isinstance(part, cst.Assign):
+                for target in part.targets:
+                    if isinstance(target.target, cst.Attribute) and target.target.attr.value == "grad" \
+                            and is_none(part.value):
+                        self.resets = True
+                    elif scales_grad_assignment(target.target, "=", part.value):
+                        self.scales = True
+            elif isinstance(part, cst.AugAssign):
+                operator = {cst.DivideAssign: "/=", cst.MultiplyAssign: "*="}.get(type(part.operator), "")
+                if scales_grad_assignment(part.target, operator, part.value):
+                    self.scales = True
+
+
+def zero_grad_receivers(function: cst.FunctionDef) -> Set[str]:
+    receivers: Set[str] = set()
+    for call in calls_in(function.body):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+            receiver = dotted_name(func.value)
+            if receiver:
+                receivers.add(receiver)
+    return receivers
+
+
+def resets_unconditionally(statements: Sequence[cst.CSTNode], names: ModuleNames, depth: int = 0) -> bool:
+    """A reset among `statements`, outside any `if`/`try`: `optimizer.zero_grad()`, or
+    `for p in model.parameters(): p.grad = None`."""
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if GradWork(statement, names).resets:
+                return True
+        elif isinstance(statement, (cst.For, cst.With)) and depth < 2:
+            body = statement.body
+            inner = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+            if resets_unconditionally(inner, names, depth + 1):
+                return True
+    return False
+
+
+def helpers(callee: Optional[str], names: ModuleNames, caller: Optional[cst.FunctionDef]) -> List[cst.FunctionDef]:
+    """The functions of this file a call to `callee` (`helper` or `self.helper`) may run, the caller excluded."""
+    if callee is None:
+        return []
+    short = callee[5:] if callee.startswith("self.") else callee
+    if "." in short:
+        return []
+    return [function for function in names.functions.get(short, ()) if function is not caller]

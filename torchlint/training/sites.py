@@ -1,0 +1,302 @@
+"""Where things happen in a training loop's body: backwards, steps, resets, calls, assignments.
+
+Sites are collected from the loop's nodes in the function's control-flow
+graph (`torchlint.flow`), so each knows its node and rank there (its
+*point*), the branches it runs in (the `if` tests that dominate it in the
+iteration) and the `with` contexts around it. `order` numbers sites in
+source order; it is for sorting findings, never for deciding what runs
+before what: `TrainingLoop.dominates`, `precedes` and `runs_whenever` answer
+that from the graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from torchlint.flow import ControlFlowGraph, Definition, Iteration, LoopRegion
+from torchlint.flow.cfg import DEF, STATEMENT, Node
+from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional
+from torchlint.training import roles
+from torchlint.walk import calls_in
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A branch a site runs in: `test` holds (or, `negated`, does not).
+
+    `node` is the `if` statement (or `match` case); `after_continue` marks a
+    guard the site is not inside syntactically: `if test: ... continue`
+    puts the statements after it on the branch where `test` is false.
+    """
+
+    test: cst.BaseExpression
+    negated: bool
+    node: cst.CSTNode
+    after_continue: bool = False
+    assume: int = -1  # the assume node of the branch in the control-flow graph
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where something happens in a loop body."""
+
+    order: int  # source order, for sorting
+    node: cst.CSTNode
+    statement: cst.CSTNode  # the SimpleStatementLine (or compound statement) holding it
+    guards: Tuple[Guard, ...]
+    contexts: Tuple[cst.BaseExpression, ...]  # `with` items between loop and site
+    depth: int  # nested loops between the training loop and the site
+    point: Tuple[int, int] = (-1, 0)  # (control-flow node, rank within it)
+
+    @property
+    def on_own_line(self) -> bool:
+        """The statement is alone on an indented line, so it can be moved or deleted."""
+        return isinstance(self.statement, cst.SimpleStatementLine) and len(self.statement.body) == 1
+
+
+@dataclass(frozen=True)
+class BackwardSite(Site):
+    """A backward (or `autograd.grad`) call and the tensor it starts from."""
+
+    loss: Optional[cst.BaseExpression] = None
+    kind: str = "tensor"  # see roles.classify_backward
+    retain_graph: Optional[cst.Arg] = None
+    create_graph: bool = False
+    receiver: Optional[str] = None  # `accelerator` in `accelerator.backward(loss)`
+
+    @property
+    def loss_name(self) -> Optional[str]:
+        return dotted_name(self.loss) if self.loss is not None else None
+
+
+@dataclass(frozen=True)
+class StepSite(Site):
+    """`<receiver>.step(...)`, or `scaler.step(optimizer)` (receiver = `optimizer`)."""
+
+    receiver: str = ""
+    via_scaler: bool = False
+
+
+@dataclass(frozen=True)
+class ResetSite(Site):
+    """A gradient reset: `zero_grad()`, `p.grad = None`, `p.grad.zero_()`, or a helper that does one.
+
+    `target`: the receiver of `zero_grad()`; for a reset of each parameter's
+    gradient, the model or optimizer whose parameters the enclosing loop
+    walks (`for p in model.parameters()`), or "" when that cannot be read.
+    """
+
+    target: str = ""
+    kind: str = "zero_grad"  # zero_grad | parameters | helper | helper-maybe
+    action: Optional[cst.CSTNode] = None  # in a loop over parameters (the site's node): `p.grad = None`
+
+    def quote(self, code) -> str:
+        """How a message quotes the reset: its code, or for a loop over parameters its header and action."""
+        if self.action is None:
+            return code(self.node)
+        loop = self.node
+        return f"for {code(loop.target)} in {code(loop.iter)}: ... {code(self.action)}"
+
+
+@dataclass(frozen=True)
+class ScaleSite(Site):
+    """Gradients rescaled in place: `p.grad.div_(n)`, `p.grad /= n`, or a helper that does it."""
+
+
+@dataclass(frozen=True)
+class CallSite(Site):
+    callee: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Assignment(Site):
+    """`target <operator> value`; `operator` is `=` or an augmented one like `+=`."""
+
+    target: str = ""
+    operator: str = "="
+    value: Optional[cst.BaseExpression] = None
+    definition: Optional[Definition] = None
+
+    @property
+    def reads_target(self) -> bool:
+        return self.definition is not None and self.definition.reads_itself
+
+
+@dataclass
+class Collected:
+    backwards: List[BackwardSite]
+    steps: List[StepSite]
+    resets: List[ResetSite]
+    scalings: List[ScaleSite]
+    calls: List[CallSite]
+    assignments: List[Assignment]
+
+
+class SiteCollector:
+    """Walks the nodes of one loop region in source order and records what happens there."""
+
+    def __init__(self, names: ModuleNames, graph: ControlFlowGraph, region: LoopRegion, iteration: Iteration,
+                 function: Optional[cst.FunctionDef]) -> None:
+        self.names = names
+        self.graph = graph
+        self.region = region
+        self.iteration = iteration
+        self.function = function
+        head = graph.nodes[region.head]
+        self.base_depth = len(head.loops)
+        self.base_contexts = len(head.contexts)
+        self.order = 0
+        self.found = Collected([], [], [], [], [], [])
+        self._guards: Dict[int, Tuple[Guard, ...]] = {}
+
+    def collect(self) -> Collected:
+        for index in sorted(self.region.body):
+            self._node(self.graph.nodes[index])
+        return self.found
+
+    def _next(self) -> int:
+        self.order += 1
+        return self.order
+
+    def _common(self, node: Node, rank: int) -> dict:
+        statement = node.line if node.line is not None else node.syntax
+        return dict(statement=statement, guards=self._guards_of(node), contexts=node.contexts[self.base_contexts:],
+                    depth=len(node.loops) - self.base_depth, point=(node.index, rank))
+
+    def _guards_of(self, node: Node) -> Tuple[Guard, ...]:
+        guards = self._guards.get(node.index)
+        if guards is None:
+            inside = set(node.branches)
+            found = []
+            for assume_node in self.iteration.assumptions(node.index):
+                assume = assume_node.assume
+                if isinstance(assume.statement, cst.If):
+                    found.append(Guard(assume.test, not assume.holds, assume.statement,
+                                       (id(assume.statement), assume.holds) not in inside, assume_node.index))
+                elif isinstance(assume.statement, cst.MatchCase):
+                    found.append(Guard(assume.test, False, assume.statement, False, assume_node.index))
+            guards = self._guards[node.index] = tuple(found)
+        return guards
+
+    def _node(self, node: Node) -> None:
+        if node.kind == DEF:
+            return  # a nested function or class runs when called, not here
+        rank = 0
+        for expression in node.expressions:
+            if node.kind == "bind":
+                continue
+            for call in calls_in(expression):
+                rank += 1
+                self._call(call, node, rank)
+        if node.kind != STATEMENT:
+            return
+        for definition in node.definitions:
+            if definition.kind not in ("assign", "augmented") or definition.syntax is not node.syntax:
+                continue
+            rank += 1
+            common = self._common(node, rank)
+            target = _target_node(node.syntax, definition.name)
+            if definition.name.endswith(".grad") and roles.is_none(definition.value):
+                self._reset(node.syntax, node, rank, definition.name[:-len(".grad")])
+            elif target is not None and roles.scales_grad_assignment(target, definition.operator, definition.value):
+                self.found.scalings.append(ScaleSite(self._next(), node.syntax, **common))
+            self.found.assignments.append(
+                Assignment(self._next(), node.syntax, target=definition.name, operator=definition.operator,
+                           value=definition.value, definition=definition, **common))
+
+    def _reset(self, syntax: cst.CSTNode, node: Node, rank: int, owner: str) -> None:
+        """`p.grad = None` / `p.grad.zero_()`: a reset of the parameters the enclosing loop walks. The site is
+        that loop as a whole (`for p in model.parameters(): ...`), where it starts to run; a reset of one
+        tensor's gradient outside such a loop (`delta.grad.zero_()`) is a site of its own."""
+        target, walk = self._parameters_of(owner, node)
+        if walk is None:
+            self.found.resets.append(ResetSite(self._next(), syntax, target=target, kind="parameters",
+                                               **self._common(node, rank)))
+            return
+        start = self.graph.iterable_node(walk)
+        if any(reset.node is walk for reset in self.found.resets):
+            return  # `p.grad.detach_(); p.grad.zero_()`: one reset
+        self.found.resets.append(ResetSite(self._next(), walk, target=target, kind="parameters", action=syntax,
+                                           **self._common(start, 0)))
+
+    def _parameters_of(self, name: str, node: Node) -> Tuple[str, Optional[cst.For]]:
+        """(`model`, the loop) for `p` in `for p in model.parameters():`; (`opt`, the outer loop) for
+        `for g in opt.param_groups: for p in g["params"]:`; ("", None) when no loop walks `p`."""
+        for loop in reversed(node.loops[self.base_depth:]):
+            if not isinstance(loop, cst.For) or dotted_name(loop.target) != name:
+                continue
+            iterable = loop.iter
+            if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+                    and iterable.func.attr.value in ("parameters", "named_parameters", "values"):
+                return dotted_name(iterable.func.value) or "", loop
+            if isinstance(iterable, cst.Attribute) and iterable.attr.value == "param_groups":
+                return dotted_name(iterable.value) or "", loop
+            if isinstance(iterable, cst.Subscript):
+                group = dotted_name(iterable.value)
+                owner, outer = self._parameters_of(group, node) if group else ("", None)
+                return owner, outer or loop
+            return "", loop
+        return "", None
+
+    def _call(self, call: cst.Call, node: Node, rank: int) -> None:
+        common = self._common(node, rank)
+        syntax = call
+        backward = roles.classify_backward(call, self.names)
+        if backward is not None:
+            kind, loss, receiver = backward
+            self.found.backwards.append(
+                BackwardSite(self._next(), syntax, loss=loss, kind=kind, retain_graph=roles.retain_graph_arg(call, kind),
+                             create_graph=is_true(keyword(call, "create_graph")), receiver=receiver, **common))
+            return
+        func = call.func
+        callee = dotted_name(func)
+        self.found.calls.append(CallSite(self._next(), syntax, callee=callee, **common))
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = dotted_name(func.value)
+            if method == "step" and receiver is not None:
+                scaled = positional(call, 0)
+                if scaled is not None and roles.is_scaler(receiver, self.names):
+                    self.found.steps.append(StepSite(self._next(), syntax, receiver=dotted_name(scaled) or "",
+                                                     via_scaler=True, **common))
+                else:
+                    self.found.steps.append(StepSite(self._next(), syntax, receiver=receiver, **common))
+                return
+            if method == "zero_grad":
+                self.found.resets.append(ResetSite(self._next(), syntax, target=receiver or "", **common))
+                return
+            if roles.wipes_grad(call):
+                self._reset(call, node, rank, roles.grad_owner(func.value) or "")
+                return
+        if roles.scales_grad_call(call, self.names):
+            self.found.scalings.append(ScaleSite(self._next(), syntax, **common))
+            return
+        work = [roles.GradWork(helper.body, self.names) for helper in roles.helpers(callee, self.names, self.function)]
+        if any(done.resets for done in work):
+            kind = "helper" if any(
+                roles.resets_unconditionally(_body(helper), self.names)
+                for helper in roles.helpers(callee, self.names, self.function)) else "helper-maybe"
+            self.found.resets.append(ResetSite(self._next(), syntax, target=callee or "", kind=kind, **common))
+        if any(done.scales for done in work):
+            self.found.scalings.append(ScaleSite(self._next(), syntax, **common))
+
+
+def _body(function: cst.FunctionDef):
+    body = function.body
+    return body.body if isinstance(body, cst.IndentedBlock) else (body,)
+
+
+def _target_node(small: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
+    """The target expression that binds `name` in an assignment statement."""
+    targets: List[cst.BaseExpression] = []
+    if isinstance(small, cst.Assign):
+        targets = [target.target for target in small.targets]
+    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        targets = [small.target]
+    for target in targets:
+        if dotted_name(target) == name:
+            return target
+    return None

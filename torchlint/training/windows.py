@@ -1,0 +1,259 @@
+"""Accumulation windows: the counters that number micro-batches and the conditions that step once a window.
+
+A counter is the `i` of `enumerate(loader)`, of `range(...)`, of
+`itertools.count()`, or a name incremented by one on every iteration
+(`micro += 1`). A window condition lets the step through once every N
+micro-batches: `(i + 1) % N == 0`, `i % N == N - 1`, `not i % N`,
+`micro == N`; or, negated, `if i % N != 0: continue`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional
+
+import libcst as cst
+
+from torchlint.names import ModuleNames, dotted_name, int_value, keyword, last_component, positional
+from torchlint.training.sites import Assignment, Guard
+
+# Wrappers around an iterable that keep its elements and their order.
+_PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
+_ENDLESS_ITERATORS = frozenset({"itertools.cycle", "itertools.repeat", "itertools.count"})
+_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+
+
+@dataclass(frozen=True)
+class LoopCounter:
+    """A name that counts micro-batches, and its value on the first one."""
+
+    name: str
+    start: Optional[int]  # None when the start cannot be read from the code
+    source: str  # enumerate | range | count | manual
+    increment: Optional[Assignment] = None  # the `name += 1` of a manual counter
+    origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
+    iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
+    endless: bool = False  # `enumerate(itertools.cycle(loader))`: there is no last micro-batch
+
+
+@dataclass(frozen=True)
+class AccumulationCheck:
+    """A condition that lets the step through once per accumulation window.
+
+    `kind` is `modulo` (`i % N == 0`, `(i + 1) % N == 0`, `i % N == N - 1`,
+    `not i % N`) or `count` (`micro == N`, `micro >= N`). `negated` when the
+    step runs where `expression` is false: in the `else` of `if i % N != 0:`,
+    or after `if i % N: continue`.
+    """
+
+    kind: str
+    expression: cst.BaseExpression  # the comparison (or `not`) to rewrite
+    operand: cst.BaseExpression  # `i` or `(i + 1)`
+    counter: Optional[str]
+    offset: int
+    count: cst.BaseExpression
+    remainder: str  # zero | last | other | count
+    guard: Guard
+    negated: bool = False
+
+
+def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True) -> Iterable[AccumulationCheck]:
+    """Window conditions in `test`; `holds` is False when the step runs where `test` is false."""
+    if isinstance(test, cst.BooleanOperation):
+        yield from checks_in(test.left, guard, holds)
+        yield from checks_in(test.right, guard, holds)
+        return
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if _is_modulo(test.expression) and holds:
+            yield _modulo_check(test, test.expression, "zero", guard)
+        else:
+            yield from checks_in(test.expression, guard, not holds)
+        return
+    if _is_modulo(test) and not holds:  # `if i % N: continue` steps when `i % N == 0`
+        yield _modulo_check(test, test, "zero", guard, negated=True)
+        return
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    equal = cst.Equal if holds else cst.NotEqual
+    if isinstance(target.operator, equal):
+        for modulo, other in ((left, right), (right, left)):
+            if _is_modulo(modulo):
+                yield _modulo_check(test, modulo, _remainder_kind(modulo, other), guard, negated=not holds)
+                return
+    reached = (cst.Equal, cst.GreaterThanEqual) if holds else (cst.NotEqual, cst.LessThan)
+    if isinstance(target.operator, reached):
+        counter = dotted_name(left)
+        if counter is not None and not is_number(right):
+            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
+        elif counter is not None and int_value(right) is not None and int_value(right) > 1:
+            yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
+
+
+def _is_modulo(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+
+
+def is_number(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _remainder_kind(modulo: cst.BinaryOperation, other: cst.BaseExpression) -> str:
+    if int_value(other) == 0:
+        return "zero"
+    if (
+        isinstance(other, cst.BinaryOperation)
+        and isinstance(other.operator, cst.Subtract)
+        and int_value(other.right) == 1
+        and other.left.deep_equals(modulo.right)
+    ):
+        return "last"
+    count = int_value(modulo.right)
+    if count is not None and int_value(other) == count - 1:
+        return "last"
+    return "other"
+
+
+def _modulo_check(expression: cst.BaseExpression, modulo: cst.BinaryOperation, remainder: str, guard: Guard,
+                  negated: bool = False) -> AccumulationCheck:
+    operand = modulo.left
+    counter, offset = dotted_name(operand), 0
+    if isinstance(operand, cst.BinaryOperation) and isinstance(operand.operator, cst.Add):
+        for name_side, number_side in ((operand.left, operand.right), (operand.right, operand.left)):
+            number = int_value(number_side)
+            if dotted_name(name_side) is not None and number is not None:
+                counter, offset = dotted_name(name_side), number
+                break
+        else:
+            counter = None
+    return AccumulationCheck("modulo", expression, operand, counter, offset, modulo.right, remainder, guard, negated)
+
+
+def is_increment(assignment: Assignment) -> bool:
+    if assignment.operator == "+=":
+        return int_value(assignment.value) == 1
+    value = assignment.value
+    return (
+        assignment.operator == "="
+        and isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Add)
+        and dotted_name(value.left) == assignment.target
+        and int_value(value.right) == 1
+    )
+
+
+def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`tqdm(enumerate(loader), total=n)` -> `enumerate(loader)`."""
+    while isinstance(node, cst.Call):
+        callee = dotted_name(node.func)
+        if callee is None or last_component(callee) not in _PASS_THROUGH_WRAPPERS:
+            return node
+        inner = positional(node, 0)
+        if inner is None:
+            return node
+        node = inner
+    return node
+
+
+def header_counter(loop: cst.For, names: ModuleNames,
+                   earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[LoopCounter]:
+    """The counter a `for` header defines: `i` of `enumerate(...)`, `range(...)`, `itertools.count()`."""
+    iterable = unwrap(loop.iter)
+    if isinstance(iterable, cst.Name):
+        # `pbar = tqdm(enumerate(loader), total=len(loader))` then `for i, batch in pbar:`.
+        before = earlier(iterable.value)
+        if before is not None:
+            iterable = unwrap(before)
+    if not isinstance(iterable, cst.Call):
+        return None
+    callee = dotted_name(iterable.func) or ""
+    qualified = names.callee(iterable) or callee
+    short = last_component(callee)
+    target = loop.target
+    if short == "enumerate":
+        if not isinstance(target, (cst.Tuple, cst.List)) or not target.elements:
+            return None
+        name = dotted_name(target.elements[0].value)
+        start_node = positional(iterable, 1) or keyword(iterable, "start")
+        start = 0 if start_node is None else int_value(start_node)
+        counted = positional(iterable, 0)
+        counted = unwrap(counted) if counted is not None else None
+        endless = isinstance(counted, cst.Call) and names.callee(counted) in _ENDLESS_ITERATORS
+        return LoopCounter(name, start, "enumerate", None, iterable, counted, endless) if name else None
+    name = dotted_name(target)
+    if name is None:
+        return None
+    if short == "range" and callee == "range":
+        first = positional(iterable, 0)
+        start = 0 if positional(iterable, 1) is None else int_value(first)
+        return LoopCounter(name, start, "range", None, iterable, iterable)
+    if qualified == "itertools.count" or callee == "count":
+        first = positional(iterable, 0) or keyword(iterable, "start")
+        return LoopCounter(name, 0 if first is None else int_value(first), "count", None, iterable)
+    return None
+
+
+def known_length(iterable: Optional[cst.BaseExpression], names: ModuleNames,
+                 earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[int]:
+    """How many micro-batches the counted iterable gives, when constants in the file settle it:
+    `range(64)`, `range(8, 72)`, or a `DataLoader` over a dataset of known size
+    (`TensorDataset(torch.randn(100, 4), ...)`) with a literal `batch_size` and `drop_last`."""
+    node = _resolved(iterable, earlier)
+    if not isinstance(node, cst.Call):
+        return None
+    callee = dotted_name(node.func)
+    if callee == "range":
+        bounds = [int_value(_resolved(arg.value, earlier)) for arg in node.args]
+        if len(bounds) == 1 and bounds[0] is not None:
+            return max(bounds[0], 0)
+        if len(bounds) == 2 and None not in bounds:
+            return max(bounds[1] - bounds[0], 0)
+        return None
+    if names.callee(node) not in _LOADERS:
+        return None
+    size = _dataset_size(positional(node, 0) or keyword(node, "dataset"), names, earlier)
+    batch = int_value(_resolved(positional(node, 1) or keyword(node, "batch_size"), earlier))
+    if keyword(node, "batch_size") is None and positional(node, 1) is None:
+        batch = 1  # DataLoader's default
+    drop_last = keyword(node, "drop_last")
+    if size is None or batch is None or batch <= 0:
+        return None
+    if drop_last is None or (isinstance(drop_last, cst.Name) and drop_last.value == "False"):
+        return -(-size // batch)
+    if isinstance(drop_last, cst.Name) and drop_last.value == "True":
+        return size // batch
+    return None
+
+
+def _dataset_size(node: Optional[cst.BaseExpression], names: ModuleNames,
+                  earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[int]:
+    """Rows of `TensorDataset(torch.randn(100, 4), labels)`: the first dimension of its first tensor."""
+    node = _resolved(node, earlier)
+    if not isinstance(node, cst.Call) or names.callee(node) not in _DATASETS:
+        return None
+    first = _resolved(positional(node, 0), earlier)
+    if not isinstance(first, cst.Call):
+        return None
+    qualified = names.callee(first) or ""
+    if not qualified.startswith("torch.") or last_component(qualified) not in (
+            "randn", "rand", "zeros", "ones", "empty", "randint", "arange"):
+        return None
+    shape = positional(first, 2 if last_component(qualified) == "randint" else 0)
+    if last_component(qualified) == "arange":
+        shape = positional(first, 0) if positional(first, 1) is None else None
+    if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
+        shape = shape.elements[0].value
+    return int_value(_resolved(shape, earlier))
+
+
+def _resolved(node: Optional[cst.BaseExpression], earlier: Callable[[str], Optional[cst.BaseExpression]],
+              depth: int = 0) -> Optional[cst.BaseExpression]:
+    """A name replaced by the value it had before the loop (a few steps deep)."""
+    while isinstance(node, cst.Name) and depth < 4:
+        value = earlier(node.value)
+        if value is None:
+            return node
+        node, depth = value, depth + 1
+    return node
