@@ -265,7 +265,8 @@ def test_paths_around_the_back_edge_avoiding_a_cut():
     assert not iteration.precedes((backward, 0), (update, 0))
 
 
-@pytest.mark.parametrize("detach", ["h.detach_()", "h[0].detach_()", "for s in h:\n    s.detach_()"])
+@pytest.mark.parametrize("detach", ["h.detach_()", "h[0].detach_()", "for s in h:\n    s.detach_()",
+                                    "[s.detach_() for s in h]"])
 def test_in_place_detach_is_a_definition_of_the_name(detach):
     body = "for x in loader:\n" + textwrap.indent(detach, "    ") + "\n    out, h = rnn(x, h)  # <-\n"
     _, _, iteration, (node,) = _analyse(body, inplace_effects)

@@ -74,6 +74,12 @@ def last_component(dotted: str) -> str:
     return dotted.rsplit(".", 1)[-1]
 
 
+def prefixes(dotted: str) -> List[str]:
+    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]: the name and the objects it is an attribute of."""
+    parts = dotted.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
+
+
 @dataclass(frozen=True)
 class Binding:
     """`target = value`, or the `index`-th element of a tuple unpacking."""

@@ -94,3 +94,8 @@ def preorder(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
+    """`part`, or code equal to it, occurs somewhere in `tree`."""
+    return any(node.deep_equals(part) for node in preorder(tree))

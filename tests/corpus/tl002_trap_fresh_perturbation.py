@@ -22,3 +22,14 @@ def adversarial(model, loader, criterion, epsilon=8 / 255):
         loss.backward()
         attack.step()
         delta.data.clamp_(-epsilon, epsilon)
+
+
+def invert_latents(generator, targets, steps, distance):
+    for target in targets:
+        z = torch.randn(1, 512, requires_grad=True)
+        noise = [torch.zeros(1, 1, 4, 4).requires_grad_()]
+        params = [z] + noise
+        opt = torch.optim.Adam([{"params": params, "lr": 0.05}])
+        loss = distance(generator(z, noise), target)
+        loss.backward()
+        opt.step()

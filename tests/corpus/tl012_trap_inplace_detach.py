@@ -32,3 +32,12 @@ def train_gru(gru, head, chunks, optimizer, h):
         optimizer.step()
         optimizer.zero_grad()
         h.detach_()
+
+
+def train_comprehension(cell, head, batches, optimizer, state):
+    for x, y in batches:
+        [part.detach_() for part in state]
+        out, state = cell(x, state)
+        nn.functional.mse_loss(head(out), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()

@@ -71,6 +71,8 @@ class Definition:
     syntax: Optional[cst.CSTNode] = None
     unpacked: bool = False  # one of several names unpacked from `value` as a whole
     effect: Optional[str] = None
+    position: Optional[Tuple[int, ...]] = ()  # where in `value` an unpacked name sits: (1, 0) for `h` in
+    # `out, (h, c) = lstm(...)`; None behind a starred target
 
     @property
     def reads_itself(self) -> bool:
@@ -192,9 +194,10 @@ class _Builder:
             self.nodes[target].pred.append(source)
 
     def define(self, node: Node, name: str, kind: str, operator: str = "=", value=None, syntax=None,
-               unpacked: bool = False, effect: Optional[str] = None) -> None:
+               unpacked: bool = False, effect: Optional[str] = None,
+               position: Optional[Tuple[int, ...]] = ()) -> None:
         definition = Definition(len(self.definitions), name, node.index, kind, operator, value, syntax, unpacked,
-                                effect)
+                                effect, position)
         self.definitions.append(definition)
         node.definitions.append(definition)
 
@@ -254,24 +257,25 @@ class _Builder:
         return [node.index]
 
     def _targets(self, node: Node, target: cst.BaseExpression, value: cst.BaseExpression, kind: str, operator: str,
-                 syntax: cst.CSTNode, unpacked: bool = False) -> None:
+                 syntax: cst.CSTNode, unpacked: bool = False, position: Optional[Tuple[int, ...]] = ()) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [element.value for element in target.elements]
             values = [element.value for element in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else []
             paired = len(values) == len(elements) and not any(
                 isinstance(part, cst.StarredElement) for part in elements + values)
-            for position, element in enumerate(elements):
+            for index, element in enumerate(elements):
                 if paired:
-                    self._targets(node, element, values[position], kind, operator, syntax)
+                    self._targets(node, element, values[index], kind, operator, syntax)
                 else:
-                    self._targets(node, element, value, kind, operator, syntax, unpacked=True)
+                    inner = position + (index,) if position is not None else None
+                    self._targets(node, element, value, kind, operator, syntax, unpacked=True, position=inner)
             return
         if isinstance(target, cst.StarredElement):
-            self._targets(node, target.value, value, kind, operator, syntax, unpacked=True)
+            self._targets(node, target.value, value, kind, operator, syntax, unpacked=True, position=None)
             return
         name = dotted_name(target)
         if name is not None:
-            self.define(node, name, kind, operator, value, syntax, unpacked)
+            self.define(node, name, kind, operator, value, syntax, unpacked, position=position if unpacked else ())
 
     def _If(self, statement: cst.If, preds: List[int], scope: _Scope) -> List[int]:
         test = self.new(TEST, statement, preds, scope, (statement.test,))

@@ -61,7 +61,7 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR
-from torchlint.names import ModuleNames, dotted_name, int_value, iter_names
+from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, prefixes
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import BackwardSite, TrainingLoop
 from torchlint.training.graph import TENSOR_METHODS
@@ -287,7 +287,7 @@ class _GradTracer:
     def _name(self, name: str, at: int, depth: int) -> Traced:
         if name in self.data:
             return "none", None
-        for candidate in _prefixes(name):  # `outputs.loss`, then `outputs`
+        for candidate in prefixes(name):  # `outputs.loss`, then `outputs`
             definitions = self.loop.reaching(candidate, at)
             inside = [definition for definition in definitions if definition.kind != "start"]
             if not inside:
@@ -329,9 +329,3 @@ def _combine(parts: List[Traced]) -> Traced:
         if state == "off":
             return state, context
     return "none", None
-
-
-def _prefixes(dotted: str) -> List[str]:
-    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]."""
-    parts = dotted.split(".")
-    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]

@@ -333,7 +333,9 @@ def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]
         name = update.target
         if name in seen or name not in feeding or update.depth != 0:
             continue
-        if not graph.feeds_itself(update.value, name, names) or not loop.iteration.carried(update.point[0], name):
+        if not graph.feeds_itself(update.value, name, names) or graph.cuts(update.definition, names):
+            continue  # `mean_path = regularize(x, mean_path)` that returns `path_mean.detach()`: no graph
+        if not loop.iteration.carried(update.point[0], name):
             continue
         seen.add(name)
         if loop.grad_disabled_at(update, names) is not None:

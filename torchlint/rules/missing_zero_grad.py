@@ -267,18 +267,41 @@ def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleN
     return True
 
 
-def _fresh_tensors(loop: TrainingLoop, params: cst.BaseExpression, at: int) -> bool:
-    """Every name in `params` is assigned in the iteration, on every path, from something other than
-    parameters (`model.parameters()`, `named_parameters()`, `param_groups`)."""
-    names = [element.value for element in params.elements] if isinstance(params, (cst.List, cst.Tuple)) else [params]
-    for node in names:
-        name = dotted_name(node)
-        if name is None:
+def _fresh_tensors(loop: TrainingLoop, params: cst.BaseExpression, at: int, depth: int = 0) -> bool:
+    """Every tensor `params` names (`[delta]`, `[{"params": [z]}]`, a name bound to such a list) is made
+    in this iteration, on every path, from something other than parameters (`model.parameters()`,
+    `named_parameters()`, `param_groups`)."""
+    if depth > 8:
+        return False
+    if isinstance(params, (cst.List, cst.Tuple)):
+        return bool(params.elements) and all(_fresh_tensors(loop, e.value, at, depth + 1) for e in params.elements)
+    if isinstance(params, cst.Call):  # `[torch.zeros(8).requires_grad_()]`, not `model.parameters()`
+        func = params.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            return _fresh_tensors(loop, func.value, at, depth + 1)
+        return (loop.names.qualify(func) or "").startswith("torch.") and not _holds_parameters(params)
+    if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):  # `[z] + noise`
+        return _fresh_tensors(loop, params.left, at, depth + 1) and _fresh_tensors(loop, params.right, at, depth + 1)
+    if isinstance(params, cst.Dict):
+        groups = [e.value for e in params.elements
+                  if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                  and e.key.evaluated_value == "params"]
+        return len(groups) == 1 and _fresh_tensors(loop, groups[0], at, depth + 1)
+    name = dotted_name(params)
+    if name is None:
+        return False
+    definitions = loop.reaching(name, at)
+    if not definitions:
+        return False
+    for definition in definitions:
+        value = definition.value
+        if definition.kind != "assign" or definition.unpacked or value is None or _holds_parameters(value):
             return False
-        definitions = loop.reaching(name, at)
-        if not definitions or any(d.kind != "assign" or not isinstance(d.value, cst.Call)
-                                  or _holds_parameters(d.value) for d in definitions):
-            return False
+        if isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation)):
+            if not _fresh_tensors(loop, value, definition.node, depth + 1):
+                return False
+        elif not isinstance(value, cst.Call):
+            return False  # `model.fc.weight`: a parameter, not a tensor made here
     return True
 
 

@@ -55,13 +55,13 @@ next iteration, and detaching it is a decision about what to train.
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, WARNING, Fix
-from torchlint.names import ModuleNames, dotted_name, iter_names
+from torchlint.names import ModuleNames, dotted_name, iter_names, prefixes
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import BackwardSite, TrainingLoop
 from torchlint.training.graph import feeds_itself, value_names
@@ -246,7 +246,7 @@ def _graph_built_in_iteration(loop: TrainingLoop, backward: BackwardSite) -> boo
     parts = backward.loss.elements if isinstance(backward.loss, (cst.List, cst.Tuple)) else (backward.loss,)
     for part in parts:
         root = _root_name(part.value if isinstance(part, cst.BaseElement) else part)
-        if root is not None and not any(_computed_here(loop, candidate, backward) for candidate in _prefixes(root)):
+        if root is not None and not any(_computed_here(loop, candidate, backward) for candidate in prefixes(root)):
             return False
     return True
 
@@ -287,12 +287,3 @@ def _root_name(node: cst.BaseExpression) -> Optional[str]:
             return dotted_name(node)
         else:
             return None
-
-
-def _prefixes(dotted: str) -> List[str]:
-    """`a.b.c` -> [`a.b.c`, `a.b`, `a`]."""
-    parts = dotted.split(".")
-    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
-
-
-

@@ -76,7 +76,7 @@ from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, pos
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
 from torchlint.training.windows import known_length
-from torchlint.walk import calls_in, children, preorder
+from torchlint.walk import calls_in, contains, preorder
 
 
 class TrailingAccumulationWindow(Rule):
@@ -390,13 +390,9 @@ def _mentions_end(test: cst.BaseExpression, counter: LoopCounter) -> bool:
     ends = [stop] if stop is not None else []
     if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Add) and int_value(stop.right) == 1:
         ends.append(stop.left)
-    return any(_contains(test, end) for end in ends)
+    return any(contains(test, end) for end in ends)
 
 
-def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
-    if tree.deep_equals(part):
-        return True
-    return any(_contains(child, part) for child in children(tree))
 
 
 def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExpression, first: int,

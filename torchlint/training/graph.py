@@ -23,6 +23,7 @@ from typing import Callable, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
+from torchlint.flow import Definition
 from torchlint.names import ModuleNames, dotted_name, last_component
 
 DETACH = "detach"
@@ -43,7 +44,8 @@ _DETACHING_WORDS = ("detach", "repackage")
 
 def inplace_effects(syntax: cst.CSTNode) -> Iterable[Tuple[str, str]]:
     """The names a statement detaches in place: `h.detach_()` and `hidden[0].detach_()` detach `h` and
-    `hidden`; `for s in state: s.detach_()` detaches `state` (as a whole, when the loop is entered)."""
+    `hidden`; `for s in state: s.detach_()` and `[s.detach_() for s in state]` detach `state` (as a
+    whole, when the loop is entered)."""
     if isinstance(syntax, cst.For):
         target = dotted_name(syntax.target)
         iterable = syntax.iter
@@ -57,6 +59,15 @@ def inplace_effects(syntax: cst.CSTNode) -> Iterable[Tuple[str, str]]:
     if isinstance(syntax, cst.Expr):
         for name in _detached_in_place([syntax]):
             yield name, DETACH
+        value = syntax.value
+        # `[s.detach_() for s in state]`
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and value.for_in.inner_for_in is None:
+            target, owner = dotted_name(value.for_in.target), dotted_name(value.for_in.iter)
+            call = value.elt
+            if target is not None and owner is not None and isinstance(call, cst.Call) \
+                    and isinstance(call.func, cst.Attribute) and call.func.attr.value == "detach_" \
+                    and dotted_name(call.func.value) == target:
+                yield owner, DETACH
 
 
 def _direct_statements(loop: cst.For) -> List[cst.BaseSmallStatement]:
@@ -114,6 +125,40 @@ def detaches(value: Optional[cst.BaseExpression], names: Optional[ModuleNames] =
     if any(word in short.lower() for word in _DETACHING_WORDS):
         return True
     return names is not None and _helper_detaches(short, names, depth)
+
+
+def cuts(definition: Definition, names: Optional[ModuleNames] = None) -> bool:
+    """The name's new value carries no graph of what it is computed from: a detach (also in place),
+    `del`, or the slot of a helper's result that the helper always detaches
+    (`loss, mean_path, _ = regularize(...)` where every `return` gives `(..., path.detach(), ...)`)."""
+    if definition.kind == "del" or (definition.kind == "effect" and definition.effect == DETACH):
+        return True
+    if definition.unpacked:
+        return bool(definition.position) and _slot_detached(definition.value, definition.position, names)
+    return detaches(definition.value, names)
+
+
+def _slot_detached(value: Optional[cst.BaseExpression], position: Tuple[int, ...],
+                   names: Optional[ModuleNames]) -> bool:
+    if not isinstance(value, cst.Call) or names is None:
+        return False
+    callee = dotted_name(value.func)
+    if callee is None:
+        return False
+    for function in names.functions.get(last_component(callee), ()):
+        returns = [_element(node.value, position) for node in _returns(function)]
+        if returns and all(part is not None and detaches(part, names) for part in returns):
+            return True
+    return False
+
+
+def _element(value: Optional[cst.BaseExpression], position: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
+    """`b` for position (1,) of `a, b, c`."""
+    for index in position:
+        if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
+            return None
+        value = value.elements[index].value
+    return value
 
 
 def _helper_detaches(name: str, names: ModuleNames, depth: int) -> bool:

@@ -26,7 +26,7 @@ from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_valu
 from torchlint.training import graph, roles, windows
 from torchlint.training.origin import LossOrigin, OriginTracer
 from torchlint.training.sites import (
-    Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite,
+    Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite, guards_of,
 )
 from torchlint.training.windows import AccumulationCheck, LoopCounter
 from torchlint.walk import calls_in, preorder
@@ -87,22 +87,11 @@ class TrainingLoop:
         return self.iteration.reaching(self._point(where)[0], name)
 
     def guards_at(self, node: int) -> Tuple[Guard, ...]:
+        """The branches a control-flow node runs in, as a site's `guards`."""
         guards = self.guards_by_node.get(node)
         if guards is None:
-            guards = ()
-            for site in self._sites():
-                if site.point[0] == node:
-                    guards = site.guards
-                    break
-            else:
-                assumes = self.iteration.assumptions(node)
-                guards = tuple(Guard(a.assume.test, not a.assume.holds, a.assume.statement, False, a.index)
-                               for a in assumes if isinstance(a.assume.statement, cst.If))
-            self.guards_by_node[node] = guards
+            guards = self.guards_by_node[node] = guards_of(self.iteration, self.flow.graph.nodes[node])
         return guards
-
-    def _sites(self) -> Tuple[Site, ...]:
-        return self.assignments + self.calls + self.backwards
 
     def values_at(self, name: str, where: Where) -> List[Optional[cst.BaseExpression]]:
         """The values `name` may have at `where`: assigned in the iteration, or before the loop."""
@@ -295,8 +284,7 @@ class TrainingLoop:
             for definition in self.flow.graph.nodes[node].definitions:
                 if definition.name != name:
                     continue
-                if definition.kind == "effect" or definition.kind == "del" or not definition.reads_itself \
-                        or graph.detaches(definition.value, self.names):
+                if not definition.reads_itself or graph.cuts(definition, self.names):
                     nodes.add(node)
         return frozenset(nodes)
 

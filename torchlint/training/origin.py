@@ -19,6 +19,7 @@ import libcst as cst
 from torchlint.flow import Definition
 from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional, string_value
 from torchlint.training.windows import is_number
+from torchlint.walk import contains
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
@@ -218,7 +219,7 @@ class OriginTracer:
         if divisor is None:
             return False
         for guard in self.loop.guards_at(definition.node):
-            if _contains(guard.test, divisor):
+            if contains(guard.test, divisor):
                 return True
         return False
 
@@ -233,10 +234,6 @@ def _divisor(definition: Definition) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
-    if tree.deep_equals(part):
-        return True
-    return any(_contains(child, part) for child in tree.children)
 
 
 def _is_reciprocal(node: cst.BaseExpression) -> bool:

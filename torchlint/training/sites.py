@@ -125,6 +125,20 @@ class Assignment(Site):
         return self.definition is not None and self.definition.reads_itself
 
 
+def guards_of(iteration: Iteration, node: Node) -> Tuple[Guard, ...]:
+    """The `if` branches (and `match` cases) that `node` runs in within the iteration, outermost first."""
+    inside = set(node.branches)
+    found = []
+    for assume_node in iteration.assumptions(node.index):
+        assume = assume_node.assume
+        if isinstance(assume.statement, cst.If):
+            found.append(Guard(assume.test, not assume.holds, assume.statement,
+                               (id(assume.statement), assume.holds) not in inside, assume_node.index))
+        elif isinstance(assume.statement, cst.MatchCase):
+            found.append(Guard(assume.test, False, assume.statement, False, assume_node.index))
+    return tuple(found)
+
+
 @dataclass
 class Collected:
     backwards: List[BackwardSite]
@@ -169,16 +183,7 @@ class SiteCollector:
     def _guards_of(self, node: Node) -> Tuple[Guard, ...]:
         guards = self._guards.get(node.index)
         if guards is None:
-            inside = set(node.branches)
-            found = []
-            for assume_node in self.iteration.assumptions(node.index):
-                assume = assume_node.assume
-                if isinstance(assume.statement, cst.If):
-                    found.append(Guard(assume.test, not assume.holds, assume.statement,
-                                       (id(assume.statement), assume.holds) not in inside, assume_node.index))
-                elif isinstance(assume.statement, cst.MatchCase):
-                    found.append(Guard(assume.test, False, assume.statement, False, assume_node.index))
-            guards = self._guards[node.index] = tuple(found)
+            guards = self._guards[node.index] = guards_of(self.iteration, node)
         return guards
 
     def _node(self, node: Node) -> None:
