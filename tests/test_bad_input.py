@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE, REPO, write
+from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE, REPO, run_torchlint, write
 
 BUG, FIXED_LINE = ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE  # TL003 at line 3, column 5
 POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX file types")
@@ -38,6 +38,48 @@ def test_syntax_error_is_tl000_at_the_parsers_line_and_other_files_are_linted(to
     assert result.returncode == 1, result.stderr
     assert found(result) == [("a_broken.py", "TL000", 4, 5), ("b_train.py", "TL003", 3, 5)]
     assert result.stderr == ""
+
+
+# A syntax error in a file with no `backward(` or `grad(` call: no prefilter would pass it.
+NO_LOOP_BROKEN = "import torch\n\n\ndef f(:\n    return torch.zeros(3)\n"
+
+
+def test_a_named_file_that_does_not_parse_is_tl000_even_without_a_training_loop(torchlint, tmp_path):
+    write(tmp_path, "broken.py", NO_LOOP_BROKEN)
+    for args, stdin in ((["broken.py"], None), (["-", "--stdin-filename", "broken.py"], NO_LOOP_BROKEN)):
+        result = torchlint(*args, cwd=tmp_path, stdin=stdin)
+        assert result.returncode == 1, result.stderr
+        assert "broken.py:4:7: TL000 SyntaxError: invalid syntax" in result.stdout
+        assert "Found 1 problem" in result.stdout and "All checks passed" not in result.stdout
+
+
+def test_a_folder_walk_checks_syntax_only_in_files_that_may_hold_a_training_loop(torchlint, tmp_path):
+    write(tmp_path, "a_utils.py", NO_LOOP_BROKEN)
+    write(tmp_path, "b_train.py", "for x in loader:\n    loss(x).backward(\n")
+    walked = torchlint(".", "--output-format", "json", cwd=tmp_path)
+    assert found(walked) == [("b_train.py", "TL000", 2, 21)]
+    named_too = torchlint(".", "a_utils.py", "--output-format", "json", cwd=tmp_path)
+    assert found(named_too) == [("a_utils.py", "TL000", 4, 7), ("b_train.py", "TL000", 2, 21)]
+    # The session cache now holds a_utils.py's TL000 from the named run: a walk still leaves it out.
+    assert found(torchlint(".", "--output-format", "json", cwd=tmp_path)) == found(walked)
+
+
+def test_the_cache_never_carries_a_named_files_syntax_error_into_a_walk(tmp_path):
+    write(tmp_path, "utils.py", NO_LOOP_BROKEN)
+    write(tmp_path, "notes.py", "print('no loop here')\n")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert found(run_torchlint("utils.py", "notes.py", "--output-format", "json", *cache, cwd=tmp_path)) == [
+        ("utils.py", "TL000", 4, 7)]
+    for env in ({}, {"TORCHLINT_NO_PREFILTER": "1"}):  # unfiltered, the walk parses utils.py and hits the cache
+        walk = run_torchlint(".", "--output-format", "json", *cache, cwd=tmp_path, env_extra=env)
+        assert walk.returncode == 0 and found(walk) == [], walk.stderr
+
+
+def test_parsing_a_named_file_prints_no_python_warning(torchlint, tmp_path):
+    write(tmp_path, "paths.py", 'PATTERN = "\\d+"\n')  # an invalid escape: a warning, not an error
+    result = torchlint("paths.py", cwd=tmp_path, env_extra={"PYTHONWARNINGS": "always"})
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == "All checks passed.\n"
 
 
 def test_non_utf8_bytes_past_the_cookie_lines_are_one_message_and_nothing_is_written(torchlint, tmp_path):

@@ -269,6 +269,17 @@ async def test_diagnostics_on_open(client: LanguageClient, tmp_path: Path):
 
 
 @pytest.mark.asyncio
+async def test_a_syntax_error_is_shown_in_a_file_without_a_training_loop(client: LanguageClient, tmp_path: Path):
+    path = tmp_path / "utils.py"
+    diagnostics = await open_document(client, path, "import torch\n\n\ndef f(:\n    return torch.zeros(3)\n")
+    assert [(d.code, d.range.start, d.message) for d in diagnostics] == [
+        ("TL000", types.Position(line=3, character=6), "SyntaxError: invalid syntax")]
+    start = mark(client)
+    change_document(client, path.as_uri(), 2, "import torch\n\n\ndef f():\n    return torch.zeros(3)\n")
+    assert await published(client, start, path.as_uri(), 2) == []
+
+
+@pytest.mark.asyncio
 async def test_noqa_suppresses(client: LanguageClient, tmp_path: Path):
     text = BUGGY.replace("loss.backward()", "loss.backward()  # noqa: TL003")
     diagnostics = await open_document(client, tmp_path / "train.py", text)

@@ -192,12 +192,13 @@ def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -
             return resolver.for_entry(path).is_excluded(path, is_dir)
 
         tasks = []
+        named = {Path(path) for path in paths}  # always checked for syntax, even when also found in a folder
         for item in discover(paths, respect_gitignore=respect, excluded=excluded):
             if isinstance(item, Missing):
                 print(f"error: {item.path}: no such file or folder", file=sys.stderr)
                 run.errors += 1
                 continue
-            tasks.append(Task(item, resolver.for_entry(item).codes_for(item, overrides)))
+            tasks.append(Task(item, resolver.for_entry(item).codes_for(item, overrides), walked=item not in named))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
