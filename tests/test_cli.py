@@ -220,6 +220,17 @@ def test_discovery_respects_gitignore_and_default_excludes(torchlint, tmp_path):
     assert str(Path("generated/train.py")) in {d["path"] for d in findings(everything)}
 
 
+def test_help_names_every_command_including_lsp(torchlint):
+    result = torchlint("--help")
+    assert result.returncode == 0
+    commands = result.stdout.split("commands:\n", 1)[1]
+    assert [line.split()[1] for line in commands.splitlines() if line.startswith("  torchlint ")] == [
+        "[check]", "rule", "lsp"]
+    assert "run the Language Server on stdio, for editors" in commands
+    lsp_help = torchlint("lsp", "--help")
+    assert lsp_help.returncode == 0 and "--debounce-ms" in lsp_help.stdout
+
+
 def test_version_is_fast_and_imports_no_heavy_module():
     code = (
         "import sys; from torchlint.cli import main; main(['--version']); "
