@@ -24,6 +24,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # noqa: E402
 from pygls.protocol import default_converter  # noqa: E402
 
+from conftest import PROJECT_URLS  # noqa: E402
 from torchlint.fix import fix_source  # noqa: E402
 from torchlint.rules import ALL_RULES  # noqa: E402
 
@@ -51,7 +52,7 @@ def recording_client() -> LanguageClient:
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torchlint", "lsp"], client_factory=recording_client)
 TIMEOUT = 60  # seconds: generous for a loaded CI machine; a passing run takes well under one
-DOCS = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
+DOCS = PROJECT_URLS["Documentation"] + "{code}.md"
 
 BUGGY = textwrap.dedent("""\
     import torch

@@ -8,9 +8,8 @@ checks at import that this table matches its rule classes.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Optional, Sequence, Tuple
-
-DOCS_URL = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
 
 # TL000 is not a rule module: the engine reports files that do not parse.
 SYNTAX_ERROR = ("TL000", "syntax-error")
@@ -29,6 +28,29 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
     ("TL011", "backward-under-no-grad"),
     ("TL012", "carried-graph-state"),
 )
+
+
+def rule_url(code: str) -> Optional[str]:
+    """The web page of a rule (TL000 included): the package's `Documentation` URL and `TL003.md`; None without one."""
+    base = project_url("Documentation")
+    return f"{base.rstrip('/')}/{code}.md" if base else None
+
+
+@lru_cache(maxsize=None)
+def project_url(label: str) -> Optional[str]:
+    """The URL `[project.urls]` in pyproject.toml gives under `label`, as the installed package's metadata
+    holds it; None when there is none, or no metadata (torchlint run from a source tree never installed)."""
+    from importlib import metadata  # 30 ms: only the SARIF report and the language server ask
+
+    try:
+        entries = metadata.metadata("torchlint").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in entries:
+        name, _, url = entry.partition(",")
+        if name.strip().lower() == label.lower() and url.strip():
+            return url.strip()
+    return None
 
 
 def select_codes(
