@@ -26,6 +26,7 @@ from pygls.protocol import default_converter  # noqa: E402
 
 from conftest import PROJECT_URLS  # noqa: E402
 from torchlint.fix import fix_source  # noqa: E402
+from torchlint.lsp import FIX_ALL_KIND  # noqa: E402
 from torchlint.rules import ALL_RULES  # noqa: E402
 
 
@@ -135,6 +136,19 @@ async def patient(lsp_client: LanguageClient, tmp_path: Path):
     await start(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
+
+
+# The server with LibCST made unimportable: answering `initialize` must not need the analysis, which is
+# imported once the editor has its reply (see TorchlintLanguageServer.warm_up).
+WITHOUT_LIBCST = ClientServerConfig(
+    server_command=[sys.executable, "-c", "import sys, runpy; sys.modules['libcst'] = None; sys.argv[0] = 'torchlint'; "
+                                          "runpy.run_module('torchlint', run_name='__main__')", "lsp"],
+    client_factory=recording_client)
+
+
+@pytest_lsp.fixture(config=WITHOUT_LIBCST)
+async def without_libcst(lsp_client: LanguageClient):
+    yield
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -278,6 +292,14 @@ async def test_a_syntax_error_is_shown_in_a_file_without_a_training_loop(client:
     start = mark(client)
     change_document(client, path.as_uri(), 2, "import torch\n\n\ndef f():\n    return torch.zeros(3)\n")
     assert await published(client, start, path.as_uri(), 2) == []
+
+
+@pytest.mark.asyncio
+async def test_initialize_is_answered_before_the_analysis_is_imported(without_libcst: LanguageClient, tmp_path: Path):
+    result = await start(without_libcst, tmp_path)
+    assert result.server_info.name == "torchlint"
+    assert FIX_ALL_KIND in result.capabilities.code_action_provider.code_action_kinds
+    await without_libcst.shutdown_session()
 
 
 @pytest.mark.asyncio
