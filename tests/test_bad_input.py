@@ -144,6 +144,26 @@ def test_a_binary_file_named_py_is_one_message_and_the_run_goes_on(torchlint, tm
     assert FIXED_LINE in (tmp_path / "b_train.py").read_text()
 
 
+def test_each_file_that_cannot_be_read_is_one_message_per_run_however_many_fix_rounds(torchlint, tmp_path):
+    (tmp_path / "a_blob.py").write_bytes(b"for x in y:\n    loss.backward()\n\x00" + bytes(range(256)) * 64)
+    (tmp_path / "b_blob.ipynb").write_bytes(bytes(range(256)) * 64)
+    (tmp_path / "c_latin.py").write_bytes(b"for x in y:\n    loss.backward()  # caf\xe9\n")
+    write(tmp_path, "d_broken.ipynb", "{ not json")
+    bad = {"a_blob.py": "binary", "b_blob.ipynb": "binary", "c_latin.py": "cannot decode", "d_broken.ipynb": "JSON"}
+    # Fixing these takes several rounds: TL006 and TL007 in one loop, then what their fixes leave.
+    for name in ("reset_mistakes.py", "lr_schedule.py", "amp_trainer.py"):
+        write(tmp_path, f"e_{name}", (REPO / "examples" / name).read_text(encoding="utf-8"))
+    for extra in ((), ("--fix",), ("--unsafe-fixes",), ("--diff",), ("--fix", "--statistics")):
+        result = torchlint(".", "--output-format", "concise", *extra, cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        for name, words in bad.items():
+            assert_one_message(result, name, words)
+        assert sum(name in result.stdout for name in bad) == 0
+        if "--diff" not in extra:
+            assert result.stdout.count("could not be read") == 1
+            assert "4 files could not be read (see the errors above)." in result.stdout
+
+
 def _peak_rss_mb(args, cwd: Path):
     """Run the command in a fresh interpreter and measure its peak memory (RUSAGE_CHILDREN of that interpreter)."""
     probe = textwrap.dedent(
