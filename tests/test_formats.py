@@ -54,19 +54,14 @@ def test_sarif_without_the_package_metadata_gives_no_link_rather_than_a_made_up_
     from importlib import metadata
 
     from torchlint.model import Diagnostic
-    from torchlint.registry import project_url
     from torchlint.report.sarif import render_sarif
 
     def no_metadata(name):
         raise metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(metadata, "metadata", no_metadata)
-    project_url.cache_clear()
-    try:
-        finding = Diagnostic("TL003", "unscaled-accumulated-loss", "error", "m", "t.py", 3, 5, 3, 20)
-        log = json.loads(render_sarif([finding], {}, False))
-    finally:
-        project_url.cache_clear()
+    finding = Diagnostic("TL003", "unscaled-accumulated-loss", "error", "m", "t.py", 3, 5, 3, 20)
+    log = json.loads(render_sarif([finding], {}, False))
     jsonschema.validate(log, json.loads(SCHEMA.read_text()))
     assert "http" not in json.dumps(log["runs"])
     assert all("help" in rule for rule in log["runs"][0]["tool"]["driver"]["rules"])

@@ -162,14 +162,6 @@ class LintSnapshot:
     messages: List[Tuple[types.MessageType, str, bool]] = field(default_factory=list)
 
 
-def _rule_urls() -> Dict[str, str]:
-    """Each rule's web page (TL000's too), from the package metadata: none when it names no `Documentation`."""
-    from torchlint.registry import RULE_NAMES, SYNTAX_ERROR, rule_url
-
-    urls = {code: rule_url(code) for code, _ in (SYNTAX_ERROR,) + RULE_NAMES}
-    return {code: url for code, url in urls.items() if url}
-
-
 def _import_analysis() -> None:
     """Import what linting needs (LibCST and the rules take a quarter of a second; the metadata with the links)."""
     import torchlint.config  # noqa: F401
@@ -226,8 +218,10 @@ class TorchlintLanguageServer(LanguageServer):
     def _rule_links(self) -> Dict[str, str]:
         """Runs on the worker thread."""
         if self._urls is None:
+            from torchlint.registry import rule_urls
+
             _import_analysis()
-            self._urls = _rule_urls()
+            self._urls = rule_urls()
         return self._urls
 
     # -- documents

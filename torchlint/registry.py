@@ -8,8 +8,7 @@ checks at import that this table matches its rule classes.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 # TL000 is not a rule module: the engine reports files that do not parse.
 SYNTAX_ERROR = ("TL000", "syntax-error")
@@ -32,11 +31,15 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
 
 def rule_url(code: str) -> Optional[str]:
     """The web page of a rule (TL000 included): the package's `Documentation` URL and `TL003.md`; None without one."""
+    return rule_urls().get(code)
+
+
+def rule_urls() -> Dict[str, str]:
+    """Every rule's web page (TL000's too), by code; empty when the package metadata names no `Documentation`."""
     base = project_url("Documentation")
-    return f"{base.rstrip('/')}/{code}.md" if base else None
+    return {code: f"{base.rstrip('/')}/{code}.md" for code, _ in (SYNTAX_ERROR,) + RULE_NAMES} if base else {}
 
 
-@lru_cache(maxsize=None)
 def project_url(label: str) -> Optional[str]:
     """The URL `[project.urls]` in pyproject.toml gives under `label`, as the installed package's metadata
     holds it; None when there is none, or no metadata (torchlint run from a source tree never installed)."""
