@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.cache import Cache
-from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, lint_source, \
+from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
     load_program, may_hold_training_loop, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
 from torchlint.registry import SYNTAX_ERROR
@@ -129,9 +129,10 @@ def lint_files(
                                          source, program)
                 advance()
                 continue
-        if prefiltering() and not may_hold_training_loop(program.text):
+        if relay is None and prefiltering() and not may_hold_training_loop(program.text):
             # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
-            # here, without LibCST, unless it finds an error for LibCST to report.
+            # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
+            # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
             screened = screen(program.text, shown)
             if not isinstance(screened, Screened):
                 diagnostics, problems = screened
@@ -160,13 +161,15 @@ def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Sc
     """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`).
     `screened`: what `screen` already made of the job's text."""
     from torchlint.engine import ParseDeferred, analyse
-    from torchlint.rules import rules_by_codes
 
     _, shown, text, codes, _ = job
+    screened = screen(text, shown) if screened is None else screened
+    if not isinstance(screened, Screened):
+        return screened  # settled without LibCST, which this process need not import
+    from torchlint.rules import rules_by_codes
+
     try:
-        if screened is not None:
-            return analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit)
-        return lint_source(text, shown, rules_by_codes(codes), parse_limit=parse_limit)
+        return analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit)
     except ParseDeferred:
         return None
 
