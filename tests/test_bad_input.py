@@ -75,6 +75,16 @@ def test_the_cache_never_carries_a_named_files_syntax_error_into_a_walk(tmp_path
         assert walk.returncode == 0 and found(walk) == [], walk.stderr
 
 
+def test_named_files_without_a_loop_are_checked_alike_by_workers_and_in_process(tmp_path):
+    write(tmp_path, "a_utils.py", NO_LOOP_BROKEN)
+    write(tmp_path, "b_notes.py", "print('no loop here')\n")
+    write(tmp_path, "c_train.py", BUG)
+    for jobs in ("1", "2"):  # -j 2 on a cold run: the relay's workers check the first two
+        result = run_torchlint("a_utils.py", "b_notes.py", "c_train.py", "--output-format", "json", "--no-cache",
+                               "-j", jobs, cwd=tmp_path)
+        assert found(result) == [("a_utils.py", "TL000", 4, 7), ("c_train.py", "TL003", 3, 5)], result.stderr
+
+
 def test_parsing_a_named_file_prints_no_python_warning(torchlint, tmp_path):
     write(tmp_path, "paths.py", 'PATTERN = "\\d+"\n')  # an invalid escape: a warning, not an error
     result = torchlint("paths.py", cwd=tmp_path, env_extra={"PYTHONWARNINGS": "always"})
