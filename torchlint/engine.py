@@ -26,7 +26,8 @@ from torchlint.text import split_lines
 if TYPE_CHECKING:
     from torchlint.incremental import IncrementalParser
 
-# A file that cannot hold a training loop is never parsed: RULES.md defines a
+# A file that cannot hold a training loop is never analysed (only checked for
+# syntax, by CPython, when it is named: see `checks_syntax`): RULES.md defines a
 # training loop by a call of `backward(...)` (`loss.backward()`,
 # `torch.autograd.backward`, `accelerator.backward`, `manual_backward`) or of
 # `autograd.grad(...)`, and every one of them spells `backward(` or `grad(`.
