@@ -65,6 +65,9 @@ TORCHFIX_ARGS = ["--select", "ALL"]
 TORCHFIX_SECONDS_PER_LINE = 1 / 1000  # for the warning printed before a long TorchFix run
 
 TORCHLINT_COLD, TORCHLINT_WARM, TORCHFIX = "torchlint (cold)", "torchlint (warm)", "torchfix"
+# With --name-files: every file named on the command line, as `pre-commit run --all-files` passes them.
+# A named file is always checked for syntax, so CPython parses every file these runs lint.
+NAMED_COLD, NAMED_WARM = "torchlint (cold, files named)", "torchlint (warm, files named)"
 RUFF, RUFF_FULL = "ruff (concise)", "ruff (default output)"
 # Python tools run as installed: byte code cached in __pycache__ (some sandboxes set
 # PYTHONDONTWRITEBYTECODE, which would make every run compile its own sources again).
@@ -445,6 +448,7 @@ class Job:
     command: List[str]
     runs: int
     fill: bool = False  # one untimed run first (to fill torchlint's cache)
+    targets: int = 1  # how many arguments at the end of `command` name what is linted (the corpus, or its files)
     fill_run: Optional[Measurement] = None
     measurements: List[Measurement] = field(default_factory=list)
 
@@ -464,6 +468,12 @@ class Job:
     def median(self, figure: str) -> float:
         return statistics.median(getattr(m, figure) for m in self.measurements)
 
+    def shown_command(self) -> List[str]:
+        """The command as the report prints it: CACHE_DIR for the cache folder, CORPUS or FILES for the targets."""
+        options = self.command[:-self.targets]
+        shown = ["CACHE_DIR" if previous == "--cache-dir" else part for previous, part in zip([""] + options, options)]
+        return shown + (["CORPUS"] if self.targets == 1 else [f"FILES ({self.targets:,} paths)"])
+
 
 def make_jobs(corpus: Corpus, args: argparse.Namespace, options: List[str], cache_root: Path) -> List[Job]:
     """The commands to time on `corpus`, in the order each round runs them."""
@@ -475,12 +485,24 @@ def make_jobs(corpus: Corpus, args: argparse.Namespace, options: List[str], cach
         cache = tempfile.mkdtemp(prefix="cache-", dir=cache_root)
         jobs.append(Job(corpus, TORCHLINT_WARM, torchlint + ["--cache-dir", cache] + TORCHLINT_ARGS + [path],
                         args.runs, fill=True))
+    if args.name_files:
+        files = corpus_files(corpus)
+        jobs.append(Job(corpus, NAMED_COLD, torchlint + cold + TORCHLINT_ARGS + files, args.runs, targets=len(files)))
+        if "--cache-dir" in options:
+            cache = tempfile.mkdtemp(prefix="cache-named-", dir=cache_root)
+            jobs.append(Job(corpus, NAMED_WARM, torchlint + ["--cache-dir", cache] + TORCHLINT_ARGS + files,
+                            args.runs, fill=True, targets=len(files)))
     bin_dir = args.tools_venv / "bin"
     jobs.append(Job(corpus, RUFF_FULL, [str(bin_dir / "ruff")] + RUFF_FULL_ARGS + [path], args.runs))
     jobs.append(Job(corpus, RUFF, [str(bin_dir / "ruff")] + RUFF_ARGS + [path], args.runs))
     if not args.no_torchfix and args.torchfix_runs > 0:
         jobs.append(Job(corpus, TORCHFIX, [str(bin_dir / "torchfix")] + TORCHFIX_ARGS + [path], args.torchfix_runs))
     return jobs
+
+
+def corpus_files(corpus: Corpus) -> List[str]:
+    """The corpus's `.py` files (those the files column counts), as paths for a command line."""
+    return [str(file) for file in sorted(corpus.path.rglob("*.py")) if file.is_file()]
 
 
 def _describe(measurement: Measurement) -> str:
@@ -610,23 +632,26 @@ def render_report(machine: Dict[str, object], corpora: List[Corpus], jobs: List[
          "torchfix / torchlint cold (want ≥ 30)", "torchlint warm wall", "torchlint peak MB, tree PSS (want < 200)"],
         ratio_rows, "lrrrrr")]
     if lsp is not None:
-        out += ["", "## Language server: didChange -> publishDiagnostics", ""]
+        out += ["", "## Language server: start-up, and didChange -> publishDiagnostics", ""]
         if lsp.get("ok"):
+            starts = lsp.get("start_to_initialize_ms") is not None
             out.append(markdown_table(
-                ["document", "edits", "pause before each ms", "server debounce ms", "median ms", "p90 ms", "min ms",
-                 "max ms", "in-process full lint ms"],
-                [[f"{lsp['document_lines']} lines", str(lsp["edits"]), f"{lsp['pause_ms']:g}", f"{lsp['debounce_ms']:g}",
+                ["document", "start -> initialize reply ms", "start -> first publishDiagnostics ms", "edits",
+                 "pause before each ms", "server debounce ms", "median ms", "p90 ms", "min ms", "max ms",
+                 "in-process full lint ms"],
+                [[f"{lsp['document_lines']} lines",
+                  f"{lsp['start_to_initialize_ms']:.0f}" if starts else "not run",
+                  f"{lsp['start_to_first_publish_ms']:.0f}" if starts else "not run",
+                  str(lsp["edits"]), f"{lsp['pause_ms']:g}", f"{lsp['debounce_ms']:g}",
                   f"{lsp['median_ms']:.1f}", f"{lsp['p90_ms']:.1f}", f"{lsp['min_ms']:.1f}", f"{lsp['max_ms']:.1f}",
                   "" if lsp["lint_source_ms"] is None else f"{lsp['lint_source_ms']:.1f}"]],
-                "lrrrrrrrr",
+                "lrrrrrrrrrr",
             ))
         else:
             out.append(f"FAILED: {lsp.get('error')}")
     commands = {}
     for job in jobs:
-        shown = ["CACHE_DIR" if previous == "--cache-dir" else part
-                 for previous, part in zip([""] + job.command, job.command[:-1])]
-        commands.setdefault(job.tool, " ".join(shown + ["CORPUS"]))
+        commands.setdefault(job.tool, " ".join(job.shown_command()))
     out += ["", "## Commands", ""] + [f"- {tool}: `{command}`" for tool, command in commands.items()]
     if notes:
         out += ["", "## Notes", ""] + [f"- {note}" for note in notes]
@@ -645,7 +670,7 @@ def report_json(machine: Dict[str, object], corpora: List[Corpus], jobs: List[Jo
         results.append({
             "corpus": job.corpus.name,
             "tool": job.tool,
-            "command": job.command,
+            "command": job.command if job.targets == 1 else job.shown_command(),
             "status": job.status(),
             "fill_run": run(job.fill_run) if job.fill_run else None,
             "runs": [run(m) for m in job.measurements],
@@ -677,6 +702,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--torchfix-runs", type=int, default=1, metavar="N", help="timed TorchFix runs per corpus (default: 1)")
     parser.add_argument("--no-torchfix", action="store_true", help="skip TorchFix")
     parser.add_argument("--no-lsp", action="store_true", help="skip the language server latency")
+    parser.add_argument("--name-files", action="store_true",
+                        help="also time torchlint given every file on its command line, as `pre-commit run "
+                             "--all-files` does (a named file is always checked for syntax)")
     parser.add_argument("--tools-venv", type=Path, default=DEFAULT_TOOLS_VENV, metavar="PATH",
                         help="virtual environment for Ruff and TorchFix, made if needed "
                              "(default: bench/.tools-venv)")

@@ -9,6 +9,12 @@ each edit it measures the wall time from sending `textDocument/didChange` to
 receiving the `textDocument/publishDiagnostics` of that very version, then
 prints the median and the 90th percentile.
 
+Before that, it starts the server `--starts` times (5 by default) the way an
+editor does when a Python file is opened: start the process, `initialize`,
+`initialized`, `didOpen`; and prints the medians from starting the process to
+the `initialize` reply, and to the first `publishDiagnostics` (the moment the
+user sees findings).
+
 The server lints a change at once when it follows a pause, and waits for its
 debounce delay (150 ms by default) while changes keep coming faster than that:
 with `--pause-ms 0` the edits come back to back and the debounce is part of
@@ -290,14 +296,48 @@ class Bench:
         return future
 
 
-async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: float, pause_ms: float = 400,
-              json_path: Optional[str] = None) -> int:
-    text = generate(lines)
+def server_command(debounce_ms: Optional[float]) -> List[str]:
+    command = [sys.executable, "-m", "torchlint", "lsp"]
+    return command + (["--debounce-ms", str(debounce_ms)] if debounce_ms is not None else [])
+
+
+async def start_up(text: str, debounce_ms: Optional[float], timeout: float) -> Tuple[float, float]:
+    """Start a server, initialize it and open `text`: ms from the start to the `initialize` reply, and to the
+    first publishDiagnostics."""
     bench = Bench()
     client = bench.client
-    command = [sys.executable, "-m", "torchlint", "lsp"]
-    if debounce_ms is not None:
-        command += ["--debounce-ms", str(debounce_ms)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "experiments.py"
+        path.write_text(text, encoding="utf-8")
+        started = time.perf_counter()
+        await client.start_io(*server_command(debounce_ms))
+        await client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=Path(folder).as_uri(), process_id=None))
+        initialized = time.perf_counter()
+        client.initialized(types.InitializedParams())
+        waiting = bench.expect(path.as_uri(), 1)
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=text)))
+        published = await asyncio.wait_for(waiting, timeout)
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+    return (initialized - started) * 1000, (published - started) * 1000
+
+
+async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: float, pause_ms: float = 400,
+              json_path: Optional[str] = None, starts: int = 5) -> int:
+    text = generate(lines)
+    start_ups = [await start_up(text, debounce_ms, timeout) for _ in range(starts)]
+    if start_ups:
+        initialize_ms = statistics.median(ms for ms, _ in start_ups)
+        first_publish_ms = statistics.median(ms for _, ms in start_ups)
+        print(f"server start -> initialize reply: median {initialize_ms:.0f} ms; "
+              f"-> first publishDiagnostics (didOpen at once): median {first_publish_ms:.0f} ms "
+              f"({starts} starts: {', '.join(f'{a:.0f}/{b:.0f}' for a, b in start_ups)} ms)")
+    bench = Bench()
+    client = bench.client
+    command = server_command(debounce_ms)
     started = time.perf_counter()
     await client.start_io(*command)
     with tempfile.TemporaryDirectory() as folder:
@@ -366,6 +406,8 @@ async def run(lines: int, count: int, debounce_ms: Optional[float], timeout: flo
             "debounce_ms": 150 if debounce_ms is None else debounce_ms,
             "median_ms": statistics.median(latencies), "p90_ms": p90, "min_ms": ordered[0], "max_ms": ordered[-1],
             "latencies_ms": latencies, "startup_ms": (ready - started) * 1000, "open_ms": open_ms,
+            "starts": starts, "start_to_initialize_ms": initialize_ms if start_ups else None,
+            "start_to_first_publish_ms": first_publish_ms if start_ups else None, "start_ups_ms": start_ups,
             "lint_source_ms": statistics.median(lint_ms),
         }
         Path(json_path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
@@ -379,9 +421,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--debounce-ms", type=float, default=None, help="pass a debounce delay to the server")
     parser.add_argument("--timeout", type=float, default=60, help="seconds to wait for one publish")
     parser.add_argument("--pause-ms", type=float, default=400, help="pause before each edit (default: 400)")
+    parser.add_argument("--starts", type=int, default=5,
+                        help="server start-ups to time, to initialize and to the first diagnostics (default: 5)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
     args = parser.parse_args(argv)
-    return asyncio.run(run(args.lines, args.edits, args.debounce_ms, args.timeout, args.pause_ms, args.json))
+    return asyncio.run(run(args.lines, args.edits, args.debounce_ms, args.timeout, args.pause_ms, args.json,
+                           args.starts))
 
 
 if __name__ == "__main__":

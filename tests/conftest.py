@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
 REPO = Path(__file__).resolve().parent.parent
+# `[project.urls]`: where every link torchlint gives comes from (through the installed package's metadata).
+PROJECT_URLS = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
 
 # No test writes a cache into the checkout: the session's cache lives in a temporary folder.
 _SESSION_CACHE = tempfile.mkdtemp(prefix="torchlint-test-cache-")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE, REPO, write
+from conftest import ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE, REPO, run_torchlint, write
 
 BUG, FIXED_LINE = ACCUMULATION_BUG, ACCUMULATION_FIXED_LINE  # TL003 at line 3, column 5
 POSIX = pytest.mark.skipif(os.name != "posix", reason="needs POSIX file types")
@@ -38,6 +38,58 @@ def test_syntax_error_is_tl000_at_the_parsers_line_and_other_files_are_linted(to
     assert result.returncode == 1, result.stderr
     assert found(result) == [("a_broken.py", "TL000", 4, 5), ("b_train.py", "TL003", 3, 5)]
     assert result.stderr == ""
+
+
+# A syntax error in a file with no `backward(` or `grad(` call: no prefilter would pass it.
+NO_LOOP_BROKEN = "import torch\n\n\ndef f(:\n    return torch.zeros(3)\n"
+
+
+def test_a_named_file_that_does_not_parse_is_tl000_even_without_a_training_loop(torchlint, tmp_path):
+    write(tmp_path, "broken.py", NO_LOOP_BROKEN)
+    for args, stdin in ((["broken.py"], None), (["-", "--stdin-filename", "broken.py"], NO_LOOP_BROKEN)):
+        result = torchlint(*args, cwd=tmp_path, stdin=stdin)
+        assert result.returncode == 1, result.stderr
+        assert "broken.py:4:7: TL000 SyntaxError: invalid syntax" in result.stdout
+        assert "Found 1 problem" in result.stdout and "All checks passed" not in result.stdout
+
+
+def test_a_folder_walk_checks_syntax_only_in_files_that_may_hold_a_training_loop(torchlint, tmp_path):
+    write(tmp_path, "a_utils.py", NO_LOOP_BROKEN)
+    write(tmp_path, "b_train.py", "for x in loader:\n    loss(x).backward(\n")
+    walked = torchlint(".", "--output-format", "json", cwd=tmp_path)
+    assert found(walked) == [("b_train.py", "TL000", 2, 21)]
+    named_too = torchlint(".", "a_utils.py", "--output-format", "json", cwd=tmp_path)
+    assert found(named_too) == [("a_utils.py", "TL000", 4, 7), ("b_train.py", "TL000", 2, 21)]
+    # The session cache now holds a_utils.py's TL000 from the named run: a walk still leaves it out.
+    assert found(torchlint(".", "--output-format", "json", cwd=tmp_path)) == found(walked)
+
+
+def test_the_cache_never_carries_a_named_files_syntax_error_into_a_walk(tmp_path):
+    write(tmp_path, "utils.py", NO_LOOP_BROKEN)
+    write(tmp_path, "notes.py", "print('no loop here')\n")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert found(run_torchlint("utils.py", "notes.py", "--output-format", "json", *cache, cwd=tmp_path)) == [
+        ("utils.py", "TL000", 4, 7)]
+    for env in ({}, {"TORCHLINT_NO_PREFILTER": "1"}):  # unfiltered, the walk parses utils.py and hits the cache
+        walk = run_torchlint(".", "--output-format", "json", *cache, cwd=tmp_path, env_extra=env)
+        assert walk.returncode == 0 and found(walk) == [], walk.stderr
+
+
+def test_named_files_without_a_loop_are_checked_alike_by_workers_and_in_process(tmp_path):
+    write(tmp_path, "a_utils.py", NO_LOOP_BROKEN)
+    write(tmp_path, "b_notes.py", "print('no loop here')\n")
+    write(tmp_path, "c_train.py", BUG)
+    for jobs in ("1", "2"):  # -j 2 on a cold run: the relay's workers check the first two
+        result = run_torchlint("a_utils.py", "b_notes.py", "c_train.py", "--output-format", "json", "--no-cache",
+                               "-j", jobs, cwd=tmp_path)
+        assert found(result) == [("a_utils.py", "TL000", 4, 7), ("c_train.py", "TL003", 3, 5)], result.stderr
+
+
+def test_parsing_a_named_file_prints_no_python_warning(torchlint, tmp_path):
+    write(tmp_path, "paths.py", 'PATTERN = "\\d+"\n')  # an invalid escape: a warning, not an error
+    result = torchlint("paths.py", cwd=tmp_path, env_extra={"PYTHONWARNINGS": "always"})
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == "All checks passed.\n"
 
 
 def test_non_utf8_bytes_past_the_cookie_lines_are_one_message_and_nothing_is_written(torchlint, tmp_path):
@@ -100,6 +152,26 @@ def test_a_binary_file_named_py_is_one_message_and_the_run_goes_on(torchlint, tm
         assert_one_message(result, "a_blob.py", "binary")
         assert ("Fixed 1 problem." if extra == ("--fix",) else "b_train.py") in result.stdout
     assert FIXED_LINE in (tmp_path / "b_train.py").read_text()
+
+
+def test_each_file_that_cannot_be_read_is_one_message_per_run_however_many_fix_rounds(torchlint, tmp_path):
+    (tmp_path / "a_blob.py").write_bytes(b"for x in y:\n    loss.backward()\n\x00" + bytes(range(256)) * 64)
+    (tmp_path / "b_blob.ipynb").write_bytes(bytes(range(256)) * 64)
+    (tmp_path / "c_latin.py").write_bytes(b"for x in y:\n    loss.backward()  # caf\xe9\n")
+    write(tmp_path, "d_broken.ipynb", "{ not json")
+    bad = {"a_blob.py": "binary", "b_blob.ipynb": "binary", "c_latin.py": "cannot decode", "d_broken.ipynb": "JSON"}
+    # Fixing these takes several rounds: TL006 and TL007 in one loop, then what their fixes leave.
+    for name in ("reset_mistakes.py", "lr_schedule.py", "amp_trainer.py"):
+        write(tmp_path, f"e_{name}", (REPO / "examples" / name).read_text(encoding="utf-8"))
+    for extra in ((), ("--fix",), ("--unsafe-fixes",), ("--diff",), ("--fix", "--statistics")):
+        result = torchlint(".", "--output-format", "concise", *extra, cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        for name, words in bad.items():
+            assert_one_message(result, name, words)
+        assert sum(name in result.stdout for name in bad) == 0
+        if "--diff" not in extra:
+            assert result.stdout.count("could not be read") == 1
+            assert "4 files could not be read (see the errors above)." in result.stdout
 
 
 def _peak_rss_mb(args, cwd: Path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from conftest import REPO, write
+from conftest import PROJECT_URLS, REPO, write
 
 EXAMPLE_BUGS = {
     ("multi_head_training.py", "TL001"),
@@ -73,7 +73,8 @@ def test_full_output_shows_code_frame_caret_hint_and_summary(torchlint):
     assert "34 |             loss.backward()" in result.stdout
     assert re.search(r"\|\s+\^{15}\n", result.stdout)
     assert "= help: Divide `loss` by `accumulation_steps` before `backward()` (fixable with --fix)" in result.stdout
-    assert "rules/TL003.md" in result.stdout
+    assert "  = docs: torchlint rule TL003\n" in result.stdout  # works offline, unlike a link
+    assert "http" not in result.stdout
     assert result.stdout.rstrip().endswith("Found 1 problem (1 fixable with --fix).")
     assert "\x1b[" not in result.stdout  # no colour when not a terminal
 
@@ -220,6 +221,35 @@ def test_discovery_respects_gitignore_and_default_excludes(torchlint, tmp_path):
     assert {d["path"] for d in findings(explicit)} == {"scratch_1.py"}
     everything = torchlint(".", "--no-respect-gitignore", "--output-format", "json", cwd=tmp_path)
     assert str(Path("generated/train.py")) in {d["path"] for d in findings(everything)}
+
+
+def test_every_full_format_finding_says_how_to_read_its_rule_offline(torchlint, tmp_path):
+    write(tmp_path, "broken.py", "def f(:\n")
+    write(tmp_path, "train.py", ACCUMULATION_BUG)
+    result = torchlint("broken.py", "train.py", cwd=tmp_path)
+    heads = re.findall(r"^\S+:\d+:\d+: (TL\d{3}) ", result.stdout, re.MULTILINE)
+    hints = re.findall(r"^  = docs: torchlint rule (TL\d{3})$", result.stdout, re.MULTILINE)
+    assert heads == hints == ["TL000", "TL003", "TL004"]
+    for code in hints:
+        assert torchlint("rule", code).stdout.startswith(f"# {code} ")
+
+
+def test_the_documentation_url_is_written_in_pyproject_only():
+    base = PROJECT_URLS["Documentation"]
+    assert base.endswith("/rules/")
+    host = base.split("/")[2]
+    assert [path for path in (REPO / "torchlint").rglob("*.py") if host in path.read_text(encoding="utf-8")] == []
+
+
+def test_help_names_every_command_including_lsp(torchlint):
+    result = torchlint("--help")
+    assert result.returncode == 0
+    commands = result.stdout.split("commands:\n", 1)[1]
+    assert [line.split()[1] for line in commands.splitlines() if line.startswith("  torchlint ")] == [
+        "[check]", "rule", "lsp"]
+    assert "run the Language Server on stdio, for editors" in commands
+    lsp_help = torchlint("lsp", "--help")
+    assert lsp_help.returncode == 0 and "--debounce-ms" in lsp_help.stdout
 
 
 def test_version_is_fast_and_imports_no_heavy_module():

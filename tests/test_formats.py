@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import REPO
+from conftest import PROJECT_URLS, REPO
 
 BUG = textwrap.dedent(
     """\
@@ -38,7 +38,10 @@ def test_sarif_output_validates_and_carries_rules_and_fixes(torchlint, tmp_path)
     run = log["runs"][0]
     rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
     assert {"TL001", "TL003", "TL012", "TL000"} <= set(rules)
-    assert rules["TL003"]["helpUri"].endswith("rules/TL003.md")
+    assert rules["TL003"]["helpUri"] == PROJECT_URLS["Documentation"] + "TL003.md"
+    assert rules["TL000"]["helpUri"] == PROJECT_URLS["Documentation"] + "TL000.md"
+    assert rules["TL000"]["help"]["markdown"].startswith("# TL000 syntax-error")
+    assert run["tool"]["driver"]["informationUri"] == PROJECT_URLS["Repository"]
     assert "## Why is this bad?" in rules["TL003"]["help"]["markdown"]
     results = {r["ruleId"]: r for r in run["results"]}
     assert set(results) == {"TL003", "TL004"}
@@ -47,6 +50,23 @@ def test_sarif_output_validates_and_carries_rules_and_fixes(torchlint, tmp_path)
     assert tl003["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
     replacement = tl003["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert replacement["insertedContent"]["text"] == "    loss = loss / accum\n"
+
+
+def test_sarif_without_the_package_metadata_gives_no_link_rather_than_a_made_up_one(monkeypatch):
+    from importlib import metadata
+
+    from torchlint.model import Diagnostic
+    from torchlint.report.sarif import render_sarif
+
+    def no_metadata(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "metadata", no_metadata)
+    finding = Diagnostic("TL003", "unscaled-accumulated-loss", "error", "m", "t.py", 3, 5, 3, 20)
+    log = json.loads(render_sarif([finding], {}, False))
+    jsonschema.validate(log, json.loads(SCHEMA.read_text()))
+    assert "http" not in json.dumps(log["runs"])
+    assert all("help" in rule for rule in log["runs"][0]["tool"]["driver"]["rules"])
 
 
 def test_sarif_with_no_findings_is_a_valid_empty_run(torchlint, tmp_path):

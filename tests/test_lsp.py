@@ -24,7 +24,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # noqa: E402
 from pygls.protocol import default_converter  # noqa: E402
 
+from conftest import PROJECT_URLS  # noqa: E402
 from torchlint.fix import fix_source  # noqa: E402
+from torchlint.lsp import FIX_ALL_KIND  # noqa: E402
 from torchlint.rules import ALL_RULES  # noqa: E402
 
 
@@ -51,7 +53,7 @@ def recording_client() -> LanguageClient:
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torchlint", "lsp"], client_factory=recording_client)
 TIMEOUT = 60  # seconds: generous for a loaded CI machine; a passing run takes well under one
-DOCS = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
+DOCS = PROJECT_URLS["Documentation"] + "{code}.md"
 
 BUGGY = textwrap.dedent("""\
     import torch
@@ -138,6 +140,19 @@ async def patient(lsp_client: LanguageClient, tmp_path: Path):
     await start(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
+
+
+# The server with LibCST made unimportable: answering `initialize` must not need the analysis, which is
+# imported once the editor has its reply (see TorchlintLanguageServer.warm_up).
+WITHOUT_LIBCST = ClientServerConfig(
+    server_command=[sys.executable, "-c", "import sys, runpy; sys.modules['libcst'] = None; sys.argv[0] = 'torchlint'; "
+                                          "runpy.run_module('torchlint', run_name='__main__')", "lsp"],
+    client_factory=recording_client)
+
+
+@pytest_lsp.fixture(config=WITHOUT_LIBCST)
+async def without_libcst(lsp_client: LanguageClient):
+    yield
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -270,6 +285,25 @@ async def test_diagnostics_on_open(client: LanguageClient, tmp_path: Path):
     assert tl004.range == rng(7, 11, 25)  # `i % accum == 0` on line 8
     assert tl004.code_description.href == DOCS.format(code="TL004")
     assert {rule.code: rule.url() for rule in ALL_RULES}["TL004"] == tl004.code_description.href
+
+
+@pytest.mark.asyncio
+async def test_a_syntax_error_is_shown_in_a_file_without_a_training_loop(client: LanguageClient, tmp_path: Path):
+    path = tmp_path / "utils.py"
+    diagnostics = await open_document(client, path, "import torch\n\n\ndef f(:\n    return torch.zeros(3)\n")
+    assert [(d.code, d.range.start, d.message) for d in diagnostics] == [
+        ("TL000", types.Position(line=3, character=6), "SyntaxError: invalid syntax")]
+    start = mark(client)
+    change_document(client, path.as_uri(), 2, "import torch\n\n\ndef f():\n    return torch.zeros(3)\n")
+    assert await published(client, start, path.as_uri(), 2) == []
+
+
+@pytest.mark.asyncio
+async def test_initialize_is_answered_before_the_analysis_is_imported(without_libcst: LanguageClient, tmp_path: Path):
+    result = await start(without_libcst, tmp_path)
+    assert result.server_info.name == "torchlint"
+    assert FIX_ALL_KIND in result.capabilities.code_action_provider.code_action_kinds
+    await without_libcst.shutdown_session()
 
 
 @pytest.mark.asyncio

@@ -52,24 +52,25 @@ def _rule_command(argv: List[str]) -> int:
     parser.add_argument("--all", action="store_true", help="every rule")
     parser.add_argument("--output-dir", metavar="DIR", help="write one Markdown page per rule into DIR")
     args = parser.parse_args(argv)
-    from torchlint.docs import rule_markdown, write_docs
-    from torchlint.rules import ALL_RULES, rule_by_selector
+    from torchlint.docs import all_pages, page_markdown, write_docs
+    from torchlint.registry import RULE_NAMES, SYNTAX_ERROR
+    from torchlint.rules import ALL_RULES
 
     if args.output_dir:
         for page in write_docs(Path(args.output_dir), ALL_RULES):
             print(f"wrote {page}")
         return EXIT_CLEAN
     if args.all:
-        print("\n".join(rule_markdown(rule) for rule in ALL_RULES), end="")
+        print("\n".join(all_pages(ALL_RULES)), end="")
         return EXIT_CLEAN
     if not args.selector:
         parser.error("give a rule code, or --all")
-    rule = rule_by_selector(args.selector)
-    if rule is None:
-        codes = ", ".join(r.code for r in ALL_RULES)
+    page = page_markdown(args.selector)
+    if page is None:
+        codes = ", ".join(code for code, _ in (SYNTAX_ERROR,) + RULE_NAMES)
         print(f"error: unknown rule `{args.selector}` (known: {codes})", file=sys.stderr)
         return EXIT_ERROR
-    print(rule_markdown(rule), end="")
+    print(page, end="")
     return EXIT_CLEAN
 
 
@@ -86,7 +87,12 @@ def _check_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="torchlint",
         description="Find (and fix) the gradient bugs of PyTorch training loops.",
-        epilog="Subcommands: `torchlint check PATH...` (the default), `torchlint rule CODE|--all`.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="commands:\n"
+               "  torchlint [check] PATH...     lint files and folders (the default command)\n"
+               "  torchlint rule CODE | --all   print a rule's documentation\n"
+               "  torchlint lsp                 run the Language Server on stdio, for editors\n"
+               "                                (`torchlint lsp --help` for its options)",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to lint (default: .)")
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place, then report what is left")
@@ -192,12 +198,13 @@ def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -
             return resolver.for_entry(path).is_excluded(path, is_dir)
 
         tasks = []
+        named = {Path(path) for path in paths}  # always checked for syntax, even when also found in a folder
         for item in discover(paths, respect_gitignore=respect, excluded=excluded):
             if isinstance(item, Missing):
                 print(f"error: {item.path}: no such file or folder", file=sys.stderr)
                 run.errors += 1
                 continue
-            tasks.append(Task(item, resolver.for_entry(item).codes_for(item, overrides)))
+            tasks.append(Task(item, resolver.for_entry(item).codes_for(item, overrides), walked=item not in named))
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR

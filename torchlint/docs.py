@@ -1,4 +1,4 @@
-"""Rule documentation: rendered from each rule module's docstring.
+"""Rule documentation: rendered from each rule module's docstring, and TL000's from `SYNTAX_ERROR_DOC`.
 
 `torchlint rule TL003` prints it; `torchlint rule --all --output-dir rules`
 writes the `rules/*.md` pages that diagnostics link to (a test keeps them in
@@ -9,7 +9,50 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Type
+from typing import List, Optional, Type
+
+from torchlint.registry import SYNTAX_ERROR
+
+# TL000 is reported by the engine, not by a rule module: its page, in the rules' five sections.
+SYNTAX_ERROR_DOC = """\
+# TL000 syntax-error
+
+The file does not parse.
+
+Severity: **error** · Fix: no fix
+
+## What it does
+
+Reports a file that Python cannot parse, at the line and column of Python's own `SyntaxError`
+and with its message. Every file named on the command line, read from standard input or open in
+an editor is checked; in a folder, every file whose text calls `backward(` or `grad(` (the only
+files that can hold a training loop).
+
+## Why is this bad?
+
+A file that does not parse cannot run, and torchlint cannot look for gradient bugs in it: no
+other rule reports anything there until it parses. The rest of the run goes on.
+
+## Example
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y
+    loss.backward()
+```
+
+## Use instead
+
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+```
+
+## Fix safety
+
+There is no fix: only you know what the code was meant to say.
+"""
 
 
 def rule_markdown(rule: Type) -> str:
@@ -30,6 +73,21 @@ def rule_markdown(rule: Type) -> str:
     return f"{header}\n{body.strip()}\n"
 
 
+def page_markdown(selector: str) -> Optional[str]:
+    """The documentation of the rule a code or name stands for, TL000 included; None for no rule."""
+    if selector.upper() == SYNTAX_ERROR[0] or selector == SYNTAX_ERROR[1]:
+        return SYNTAX_ERROR_DOC
+    from torchlint.rules import rule_by_selector
+
+    rule = rule_by_selector(selector)
+    return rule_markdown(rule) if rule is not None else None
+
+
+def all_pages(rules) -> List[str]:
+    """Every page, TL000's first, in code order."""
+    return [SYNTAX_ERROR_DOC] + [rule_markdown(rule) for rule in rules]
+
+
 def index_markdown(rules) -> str:
     lines = [
         "# torchlint rules",
@@ -38,6 +96,7 @@ def index_markdown(rules) -> str:
         "",
         "| code | name | severity | fix | what it flags |",
         "|---|---|---|---|---|",
+        f"| [{SYNTAX_ERROR[0]}]({SYNTAX_ERROR[0]}.md) | {SYNTAX_ERROR[1]} | error | none | the file does not parse |",
     ]
     for rule in rules:
         fix = rule.fix_applicability() or "none"
@@ -48,6 +107,9 @@ def index_markdown(rules) -> str:
 def write_docs(folder: Path, rules) -> list:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
+    page = folder / f"{SYNTAX_ERROR[0]}.md"
+    page.write_text(SYNTAX_ERROR_DOC, encoding="utf-8")
+    written.append(page)
     for rule in rules:
         page = folder / f"{rule.code}.md"
         page.write_text(rule_markdown(rule), encoding="utf-8")

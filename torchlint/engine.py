@@ -14,6 +14,7 @@ import re
 import stat
 import tokenize
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Type, Union
@@ -25,7 +26,8 @@ from torchlint.text import split_lines
 if TYPE_CHECKING:
     from torchlint.incremental import IncrementalParser
 
-# A file that cannot hold a training loop is never parsed: RULES.md defines a
+# A file that cannot hold a training loop is never analysed (only checked for
+# syntax, by CPython, when it is named: see `checks_syntax`): RULES.md defines a
 # training loop by a call of `backward(...)` (`loss.backward()`,
 # `torch.autograd.backward`, `accelerator.backward`, `manual_backward`) or of
 # `autograd.grad(...)`, and every one of them spells `backward(` or `grad(`.
@@ -173,10 +175,16 @@ class Screened:
 
 def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
            ) -> Union[Screened, Tuple[List[Diagnostic], List[Problem]]]:
-    """What LibCST must parse of `text`; or the outcome, when it need not parse anything. Never imports LibCST."""
-    if skipped_unparsed(text):
+    """What LibCST must parse of `text`; or the outcome, when it need not parse anything. Never imports LibCST.
+
+    `text` is always checked for syntax (see `checks_syntax`): a text that cannot hold a training loop is
+    parsed by CPython only, and goes on to LibCST only when CPython rejects it, for LibCST to report (TL000).
+    """
+    if _file_noqa(text):
         return [], []
     filtering = prefiltering()
+    if filtering and not may_hold_training_loop(text):
+        return _syntax_checked(text)
     if filtering and LARGE_FILE_BYTES < len(text) <= AST_FIRST_BYTES and not _candidate_loops_in(text):
         return [], []  # the loop gate is cheaper than finding the data statements to blank
     if len(text) > LARGE_FILE_BYTES:
@@ -249,11 +257,37 @@ def prefiltering() -> bool:
     return not env_flag(_NO_PREFILTER_ENV)
 
 
-def skipped_unparsed(text: str) -> bool:
-    """Whether `text` has no findings without parsing it: `# torchlint: noqa`, or it passes no prefilter."""
-    if "torchlint" in text.lower() and _FILE_NOQA.search(text):  # the regex alone is three times slower
-        return True
-    return prefiltering() and not may_hold_training_loop(text)
+def checks_syntax(text: str, walked: bool) -> bool:
+    """Whether a syntax error in `text` is reported (TL000).
+
+    Always for a file named on the command line, read from standard input or open in an editor. For a file
+    found by walking a folder (`walked`), only when it may hold a training loop: those are the files
+    torchlint parses anyway, so a walk over a big tree parses no other file (CPython's parser would take
+    twice as long as the rest of a cold run of the torch package).
+    """
+    return not walked or may_hold_training_loop(text)
+
+
+def skipped_unparsed(text: str, walked: bool = False) -> bool:
+    """Whether `text` has no findings without parsing it: `# torchlint: noqa`, or it was found by walking a
+    folder and cannot hold a training loop (`checks_syntax`; with `$TORCHLINT_NO_PREFILTER` it is parsed
+    anyway, and the caller drops its TL000)."""
+    return _file_noqa(text) or (prefiltering() and not checks_syntax(text, walked))
+
+
+def _file_noqa(text: str) -> bool:
+    """`# torchlint: noqa` on a line of its own: the file is skipped."""
+    return "torchlint" in text.lower() and bool(_FILE_NOQA.search(text))  # the regex alone is three times slower
+
+
+def _syntax_checked(text: str) -> Union[Screened, Tuple[List[Diagnostic], List[Problem]]]:
+    """A text that cannot hold a training loop, so only its syntax is in question: no findings when CPython
+    parses it, else the whole text for LibCST to report (TL000). As for any file, the large data statements
+    of a file over 1 MB are not parsed, and a file left with over 2 MB of code is not checked."""
+    checked, kept = _without_large_data(text) if len(text) > LARGE_FILE_BYTES else (text, len(text))
+    if kept > MAX_PARSE_BYTES or _python_tree(checked) is not None:
+        return [], []
+    return Screened(checked, checked, None)
 
 
 def may_hold_training_loop(text: str) -> bool:
@@ -281,11 +315,21 @@ def _candidate_loops_in(text: str) -> bool:
 
 
 def _python_tree(text: str) -> Optional[ast.Module]:
-    """CPython's syntax tree of `text` (several times faster to build than LibCST's); None if it rejects it."""
+    """CPython's syntax tree of `text` (several times faster to build than LibCST's); None if it rejects it.
+
+    Warnings are silenced: an invalid escape such as `"\\d"` is valid Python, whatever `-W error` or
+    `PYTHONWARNINGS` make of the warning, and is not torchlint's to print.
+    """
     try:
-        return compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        return _cpython_parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def _cpython_parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
 def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
@@ -386,7 +430,7 @@ def _without_large_data(text: str) -> Tuple[str, int]:
 def _python_syntax_error(text: str) -> Optional[Tuple[str, int, int]]:
     """CPython's own message and position, the ones people know from running the file."""
     try:
-        compile(text, "<torchlint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        _cpython_parse(text)
     except SyntaxError as error:
         return f"SyntaxError: {error.msg}", max(error.lineno or 1, 1), max(error.offset or 1, 1)
     except (ValueError, RecursionError, MemoryError):

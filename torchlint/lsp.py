@@ -42,7 +42,11 @@ while a large file is analysed; an exception anywhere in a lint is logged
 (``window/logMessage``) and never stops the server.
 
 pygls and lsprotocol are imported only by this module, and this module only by
-``torchlint lsp``: the command line stays fast to start.
+``torchlint lsp``: the command line stays fast to start. The server answers
+``initialize`` as soon as they are imported (about half a second, nearly all of
+it lsprotocol's types and converter); LibCST, the rules and the package
+metadata with the rules' links are imported afterwards on the lint worker
+(`TorchlintLanguageServer.warm_up`), while the editor opens its first document.
 """
 
 from __future__ import annotations
@@ -158,10 +162,12 @@ class LintSnapshot:
     messages: List[Tuple[types.MessageType, str, bool]] = field(default_factory=list)
 
 
-def _rule_urls() -> Dict[str, str]:
-    from torchlint.rules import ALL_RULES
-
-    return {rule.code: rule.url() for rule in ALL_RULES}
+def _import_analysis() -> None:
+    """Import what linting needs (LibCST and the rules take a quarter of a second; the metadata with the links)."""
+    import torchlint.config  # noqa: F401
+    import torchlint.engine  # noqa: F401
+    import torchlint.incremental  # noqa: F401
+    import torchlint.rules  # noqa: F401
 
 
 _CLOSED = object()
@@ -192,7 +198,7 @@ class TorchlintLanguageServer(LanguageServer):
     def __init__(self, debounce: float = DEBOUNCE_SECONDS) -> None:
         super().__init__("torchlint", __version__)
         self.debounce = debounce
-        self._urls = _rule_urls()
+        self._urls: Optional[Dict[str, str]] = None  # code -> rule page; on the worker thread, see `warm_up`
         self._open: Set[str] = set()  # Python documents, by uri as the client spells it
         self._pending: Dict[str, asyncio.Task] = {}
         self._snapshots: Dict[str, LintSnapshot] = {}
@@ -202,6 +208,21 @@ class TorchlintLanguageServer(LanguageServer):
         # One worker: lints never race each other, and a queued lint of a version
         # that is no longer current is skipped before it starts.
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchlint-lint")
+
+    def warm_up(self) -> None:
+        """Import the analysis on the lint worker once `initialize` is answered (the editor waits for nothing
+        it does not need), while the client sends `initialized` and opens its first document, whose lint,
+        queued behind it on the same worker, then finds everything imported."""
+        self._worker.submit(self._rule_links)
+
+    def _rule_links(self) -> Dict[str, str]:
+        """Runs on the worker thread."""
+        if self._urls is None:
+            from torchlint.registry import rule_urls
+
+            _import_analysis()
+            self._urls = rule_urls()
+        return self._urls
 
     # -- documents
 
@@ -348,7 +369,7 @@ class TorchlintLanguageServer(LanguageServer):
         positions = PositionMap(text, encoding)
         for diagnostic in diagnostics:
             try:
-                snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._urls)))
+                snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._rule_links())))
             except Exception as error:  # noqa: BLE001 - publish the others
                 snapshot.messages.append((types.MessageType.Error, f"cannot convert {diagnostic.code} at "
                                           f"{shown}:{diagnostic.line}: {error!r}", False))
@@ -484,6 +505,10 @@ class TorchlintLanguageServer(LanguageServer):
 
 def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
     server = TorchlintLanguageServer(debounce)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: TorchlintLanguageServer, params: types.InitializedParams) -> None:
+        ls.warm_up()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TorchlintLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -8,9 +8,7 @@ checks at import that this table matches its rule classes.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence, Tuple
-
-DOCS_URL = "https://github.com/torchlint/torchlint/blob/main/rules/{code}.md"
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 # TL000 is not a rule module: the engine reports files that do not parse.
 SYNTAX_ERROR = ("TL000", "syntax-error")
@@ -29,6 +27,33 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
     ("TL011", "backward-under-no-grad"),
     ("TL012", "carried-graph-state"),
 )
+
+
+def rule_url(code: str) -> Optional[str]:
+    """The web page of a rule (TL000 included): the package's `Documentation` URL and `TL003.md`; None without one."""
+    return rule_urls().get(code)
+
+
+def rule_urls() -> Dict[str, str]:
+    """Every rule's web page (TL000's too), by code; empty when the package metadata names no `Documentation`."""
+    base = project_url("Documentation")
+    return {code: f"{base.rstrip('/')}/{code}.md" for code, _ in (SYNTAX_ERROR,) + RULE_NAMES} if base else {}
+
+
+def project_url(label: str) -> Optional[str]:
+    """The URL `[project.urls]` in pyproject.toml gives under `label`, as the installed package's metadata
+    holds it; None when there is none, or no metadata (torchlint run from a source tree never installed)."""
+    from importlib import metadata  # 30 ms: only the SARIF report and the language server ask
+
+    try:
+        entries = metadata.metadata("torchlint").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in entries:
+        name, _, url = entry.partition(",")
+        if name.strip().lower() == label.lower() and url.strip():
+            return url.strip()
+    return None
 
 
 def select_codes(

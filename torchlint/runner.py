@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.cache import Cache
-from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, lint_source, load_program, \
-    read_source, screen, skipped_unparsed
+from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
+    load_program, may_hold_training_loop, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
+from torchlint.registry import SYNTAX_ERROR
 
 # Below this much text, and this many files, to analyse, starting workers costs more than it saves.
 POOL_MIN_CHARS = 256 * 1024
@@ -45,6 +46,7 @@ HUGE_FILE_CHARS = 512 * 1024
 class Task:
     path: Path
     codes: Tuple[str, ...]
+    walked: bool = False  # found by walking a folder, not named: see `torchlint.engine.checks_syntax`
 
 
 def _result(shown: str, diagnostics: list, problems, source, program) -> LintResult:
@@ -52,6 +54,11 @@ def _result(shown: str, diagnostics: list, problems, source, program) -> LintRes
     if not diagnostics:
         return LintResult(shown, (), tuple(problems))
     return LintResult(shown, tuple(diagnostics), tuple(problems), source, program)
+
+
+def _without_syntax_error(diagnostics: List[Diagnostic], unchecked: bool) -> List[Diagnostic]:
+    """The findings, less TL000 when the file is not one whose syntax is checked (`checks_syntax`)."""
+    return [d for d in diagnostics if d.code != SYNTAX_ERROR[0]] if unchecked else diagnostics
 
 
 # (task index, path shown, program text, rule codes, cache key)
@@ -108,16 +115,30 @@ def lint_files(
             results[index] = LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
             advance()
             continue
-        if program is None or skipped_unparsed(program.text):
+        if program is None or skipped_unparsed(program.text, task.walked):
             results[index] = LintResult(shown)  # nothing to quote: the text is not kept
             advance()
             continue
+        unchecked = not checks_syntax(program.text, task.walked)  # parsed all the same: $TORCHLINT_NO_PREFILTER
         key = None
         if cache is not None:
             key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
             found = cache.get(key, shown)
             if found is not None:
-                results[index] = _result(shown, program.to_file(found), (), source, program)
+                results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),
+                                         source, program)
+                advance()
+                continue
+        if relay is None and prefiltering() and not may_hold_training_loop(program.text):
+            # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
+            # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
+            # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
+            screened = screen(program.text, shown)
+            if not isinstance(screened, Screened):
+                diagnostics, problems = screened
+                if cache is not None and key is not None and not problems:
+                    cache.put(key, diagnostics)
+                results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
                 advance()
                 continue
         programs[index] = (source, program)
@@ -130,6 +151,7 @@ def lint_files(
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics)
+        diagnostics = _without_syntax_error(diagnostics, not checks_syntax(program.text, tasks[index].walked))
         results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
         advance()
     return [result for result in results if result is not None]
@@ -139,13 +161,15 @@ def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Sc
     """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`).
     `screened`: what `screen` already made of the job's text."""
     from torchlint.engine import ParseDeferred, analyse
-    from torchlint.rules import rules_by_codes
 
     _, shown, text, codes, _ = job
+    screened = screen(text, shown) if screened is None else screened
+    if not isinstance(screened, Screened):
+        return screened  # settled without LibCST, which this process need not import
+    from torchlint.rules import rules_by_codes
+
     try:
-        if screened is not None:
-            return analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit)
-        return lint_source(text, shown, rules_by_codes(codes), parse_limit=parse_limit)
+        return analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit)
     except ParseDeferred:
         return None
 

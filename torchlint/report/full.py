@@ -1,11 +1,11 @@
-"""The default output: location, message, a code frame with a caret, and the fix hint."""
+"""The default output: location, message, a code frame with a caret, the fix hint and where the rule's
+documentation is: `torchlint rule TL003`, which works offline and needs no link that may go nowhere."""
 
 from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
 from torchlint.model import Diagnostic
-from torchlint.registry import DOCS_URL
 from torchlint.report.concise import fix_marker, location, source_key
 from torchlint.text import split_lines
 
@@ -33,8 +33,7 @@ def render_full(diagnostics: Sequence[Diagnostic], sources: Dict[str, str], colo
         if d.fix is not None:
             how = "--fix" if d.fix.is_safe else "--unsafe-fixes"
             lines.append(f"  {_paint('= help:', 'cyan', colour)} {d.fix.message} (fixable with {how})")
-        if d.code != "TL000":
-            lines.append(f"  {_paint('= docs:', 'dim', colour)} {DOCS_URL.format(code=d.code)}")
+        lines.append(f"  {_paint('= docs:', 'dim', colour)} torchlint rule {d.code}")
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 

@@ -15,9 +15,9 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import Fix
-from torchlint.registry import DOCS_URL, RULE_NAMES, SYNTAX_ERROR, check_selectors, code_of, select_codes
+from torchlint.registry import RULE_NAMES, SYNTAX_ERROR, check_selectors, code_of, rule_url, select_codes
 
-__all__ = ["ALL_RULES", "DOCS_URL", "SYNTAX_ERROR", "check_selectors", "rule_by_selector", "rules_by_codes",
+__all__ = ["ALL_RULES", "SYNTAX_ERROR", "check_selectors", "rule_by_selector", "rules_by_codes",
            "select_rules"]
 
 
@@ -68,8 +68,8 @@ class Rule:
         return "unsafe" if True in kinds else "safe"
 
     @classmethod
-    def url(cls) -> str:
-        return DOCS_URL.format(code=cls.code)
+    def url(cls) -> Optional[str]:
+        return rule_url(cls.code)
 
 
 def _all_rules() -> Tuple[Type[Rule], ...]:
