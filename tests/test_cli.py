@@ -97,6 +97,27 @@ def test_fix_repairs_examples_and_second_run_finds_nothing_fixable(torchlint, tm
         cst.parse_module(path.read_text(encoding="utf-8"))
 
 
+def test_a_step_on_the_first_micro_batch_reports_its_left_over_window_up_front(torchlint, tmp_path):
+    """`i % accum == 0` (0-based) has two problems, and the first run names both: fixing TL004 reveals
+    nothing new, and a pre-commit hook with `--fix` does not fail on a finding it never showed."""
+    path = write(tmp_path, "train.py", textwrap.dedent("""\
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y) / accum
+            loss.backward()
+            if i % accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+    """))
+    first = torchlint(str(path), "--output-format", "json")
+    assert [(d["code"], d["line"]) for d in findings(first)] == [("TL004", 4), ("TL010", 4)]
+    fixed = torchlint("--fix", str(path), "--output-format", "concise")
+    assert "Fixed 1 problem." in fixed.stdout
+    assert re.findall(r": (TL\d{3}) ", fixed.stdout) == ["TL010"]
+    assert "if (i + 1) % accum == 0:" in path.read_text(encoding="utf-8")
+    again = torchlint("--fix", str(path), "--output-format", "json")
+    assert [d["code"] for d in findings(again)] == ["TL010"]
+
+
 def test_clean_code_passes_with_exit_zero(torchlint, tmp_path):
     write(tmp_path, "train.py", CLEAN)
     result = torchlint(str(tmp_path))

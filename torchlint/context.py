@@ -33,7 +33,7 @@ class FileContext:
         self.lines: List[str] = split_lines(source)
         self.newline = module.default_newline
         self.names = ModuleNames(module)
-        self.loops: List[TrainingLoop] = find_training_loops(module, self.names)
+        self.loops: List[TrainingLoop] = find_training_loops(module, self.names, source)
         self._positions = None
         self._statement_lines = statement_lines if statement_lines and len(statement_lines) == len(module.body) else None
         self._scoped: dict = {}

@@ -34,6 +34,7 @@ update like `h.detach_()`); this module gives them no meaning of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -74,7 +75,7 @@ class Definition:
     position: Optional[Tuple[int, ...]] = ()  # where in `value` an unpacked name sits: (1, 0) for `h` in
     # `out, (h, c) = lstm(...)`; None behind a starred target
 
-    @property
+    @cached_property
     def reads_itself(self) -> bool:
         """`loss += x`, `h = rnn(x, h)`: the new value is computed from the old one."""
         if self.kind == "augmented":
@@ -119,9 +120,10 @@ class LoopRegion:
 
 
 class ControlFlowGraph:
-    def __init__(self, owner: Owner, effects: Optional[Effects] = None) -> None:
+    def __init__(self, owner: Owner, effects: Optional[Effects] = None, walrus: bool = True) -> None:
+        """`walrus=False` when the source has no `:=`: expressions are then not searched for one."""
         self.owner = owner
-        builder = _Builder(effects)
+        builder = _Builder(effects, walrus)
         self.nodes: List[Node] = builder.nodes
         self.entry = builder.new(ENTRY, owner, []).index
         for name in _parameters(owner):
@@ -162,8 +164,9 @@ class _Scope:
 
 
 class _Builder:
-    def __init__(self, effects: Optional[Effects]) -> None:
+    def __init__(self, effects: Optional[Effects], walrus: bool) -> None:
         self.effects = effects
+        self.walrus = walrus
         self.nodes: List[Node] = []
         self.definitions: List[Definition] = []
         self.regions: Dict[int, LoopRegion] = {}
@@ -183,7 +186,7 @@ class _Builder:
         self.nodes.append(node)
         for pred in preds:
             self.edge(pred, node.index)
-        for expression in expressions:
+        for expression in expressions if self.walrus else ():
             for target, value in _walrus(expression):
                 self.define(node, target, "assign", value=value, syntax=expression)
         return node

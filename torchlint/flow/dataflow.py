@@ -35,17 +35,16 @@ Point = Tuple[int, int]
 
 def _kill_masks(definitions: Sequence[Definition]) -> Dict[str, int]:
     """name -> bits of every definition of that name or of an attribute under it (`h` kills `h.x`)."""
-    by_name: Dict[str, int] = {}
-    for definition in definitions:
-        by_name[definition.name] = by_name.get(definition.name, 0) | (1 << definition.index)
     masks: Dict[str, int] = {}
-    for name in by_name:
-        mask = by_name[name]
-        prefix = name + "."
-        for other, bits in by_name.items():
-            if other.startswith(prefix):
-                mask |= bits
-        masks[name] = mask
+    for definition in definitions:
+        bit = 1 << definition.index
+        masks[definition.name] = masks.get(definition.name, 0) | bit
+    for name, bits in list(masks.items()):
+        parts = name.split(".")
+        for end in range(1, len(parts)):
+            owner = ".".join(parts[:end])
+            if owner in masks:
+                masks[owner] |= bits
     return masks
 
 
@@ -179,9 +178,11 @@ class Iteration:
             start_bits = sum(1 << definition.index for definition in self._starts)
             masks = dict(self.flow.masks)
             for definition in self._starts:  # a start definition is killed like any definition of its name
-                for name, mask in self.flow.masks.items():
-                    if name == definition.name or definition.name.startswith(name + "."):
-                        masks[name] = masks[name] | (1 << definition.index)
+                parts = definition.name.split(".")
+                for end in range(1, len(parts) + 1):
+                    owner = ".".join(parts[:end])
+                    if owner in masks:
+                        masks[owner] |= 1 << definition.index
             self._masks = masks
             gen: Dict[int, int] = {}
             kill: Dict[int, int] = {}

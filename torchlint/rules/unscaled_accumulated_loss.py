@@ -216,6 +216,27 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # The window's gradients are divided by its token count, but the loss was not weighted by its own.
+        Example(
+            """
+def normalise(model, n):
+    for p in model.parameters():
+        p.grad.div_(n)
+
+
+tokens = 0
+for i, batch in enumerate(loader):
+    tokens += batch["labels"].ne(-100).sum()
+    loss = model(**batch).loss
+    loss.backward()
+    if (i + 1) % accum == 0:
+        normalise(model, tokens)
+        optimizer.step()
+        optimizer.zero_grad()
+        tokens = 0
+""",
+            line=11,
+        ),
         # The step is skipped with `continue` until the window is full.
         Example(
             """

@@ -59,6 +59,12 @@ class TrainingLoop:
     top_statement: Optional[cst.CSTNode] = None  # the module-level statement that holds the loop
     names: Optional[ModuleNames] = field(default=None, compare=False)
     guards_by_node: Dict[int, Tuple[Guard, ...]] = field(default_factory=dict, compare=False)
+    memo: Dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)  # answers asked again
+
+    def _remember(self, key: tuple, compute):
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     # --- flow: what runs when ------------------------------------------------------------
 
@@ -149,6 +155,9 @@ class TrainingLoop:
         opt_g.step()` is a schedule, not a window), and not when every backward
         outside it is applied by another optimizer's unconditional step.
         """
+        return list(self._remember(("checks", id(site)), lambda: self._accumulation_checks(site)))
+
+    def _accumulation_checks(self, site: Site) -> Tuple[AccumulationCheck, ...]:
         checks = []
         for guard in site.guards:
             for check in windows.checks_in(guard.test, guard, not guard.negated):
@@ -161,7 +170,7 @@ class TrainingLoop:
                 if isinstance(site, StepSite) and not self._accumulates(site, check):
                     continue
                 checks.append(check)
-        return checks
+        return tuple(checks)
 
     def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
         checks = self.accumulation_checks(site)
@@ -253,6 +262,9 @@ class TrainingLoop:
         a reset at its end). The loop's own target is bound at the top of
         every iteration: never carried.
         """
+        return self._remember(("carried", name), lambda: self._carried(name))
+
+    def _carried(self, name: str) -> Optional[Assignment]:
         updates = [a for a in self.assignments if a.target == name and a.depth == 0 and a.reads_target]
         if not updates:
             return None
@@ -279,6 +291,9 @@ class TrainingLoop:
     def fresh_definitions(self, name: str) -> FrozenSet[int]:
         """Nodes where `name` gets a value that does not carry its old graph: a re-initialisation, a
         detach (also in place), `.item()`, `del`."""
+        return self._remember(("fresh", name), lambda: self._fresh_definitions(name))
+
+    def _fresh_definitions(self, name: str) -> FrozenSet[int]:
         nodes = set()
         for node in self.iteration.members:
             for definition in self.flow.graph.nodes[node].definitions:
@@ -377,6 +392,9 @@ class TrainingLoop:
 
     def value_before_loop(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has when the loop starts, when every path into the loop gives it the same one."""
+        return self._remember(("before", name), lambda: self._value_before_loop(name))
+
+    def _value_before_loop(self, name: str) -> Optional[cst.BaseExpression]:
         definitions = self.flow.entering(self.iteration.region, name)
         values = [d.value for d in definitions if d.kind == "assign" and not d.unpacked and d.value is not None]
         if not values or len(values) != len(definitions):
@@ -431,8 +449,9 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 # --- building the facts -------------------------------------------------------------
 
 
-def find_training_loops(module: cst.Module, names: ModuleNames) -> List[TrainingLoop]:
-    finder = _LoopFinder(names, module)
+def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
+    """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
+    finder = _LoopFinder(names, module, walrus=source is None or ":=" in source)
     finder.walk(_block_statements(module), (), None, None, module)
     return finder.loops
 
@@ -467,9 +486,10 @@ def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 class _LoopFinder:
-    def __init__(self, names: ModuleNames, module: cst.Module) -> None:
+    def __init__(self, names: ModuleNames, module: cst.Module, walrus: bool = True) -> None:
         self.names = names
         self.module = module
+        self.walrus = walrus
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
 
@@ -494,7 +514,7 @@ class _LoopFinder:
     def _flow(self, owner: cst.CSTNode) -> FunctionFlow:
         flow = self._flows.get(id(owner))
         if flow is None:
-            flow = self._flows[id(owner)] = FunctionFlow(ControlFlowGraph(owner, graph.inplace_effects))
+            flow = self._flows[id(owner)] = FunctionFlow(ControlFlowGraph(owner, graph.inplace_effects, self.walrus))
         return flow
 
     def _build(self, loop: Loop, function: Optional[cst.FunctionDef], class_def: Optional[cst.ClassDef],

@@ -195,7 +195,9 @@ def scales_grad_call(call: cst.Call, names: ModuleNames) -> bool:
     if names.callee(call) in _FOREACH_SCALINGS:
         return True
     callee = dotted_name(func)
-    if callee is None or callee in names.functions or (callee.startswith("self.") and callee[5:] in names.functions):
+    if callee is None or "grad" not in callee.lower():
+        return False
+    if callee in names.functions or (callee.startswith("self.") and callee[5:] in names.functions):
         return False  # a helper of this file is read, not guessed from its name
     short = last_component(callee).lower()
     return bool(call.args) and not short.startswith("unscale") and _SCALING_HELPER.search(short) is not None

@@ -165,6 +165,8 @@ class SiteCollector:
         self.order = 0
         self.found = Collected([], [], [], [], [], [])
         self._guards: Dict[int, Tuple[Guard, ...]] = {}
+        self._bases: Dict[int, dict] = {}
+        self._helper_work: Dict[str, Tuple[bool, bool, bool]] = {}  # callee -> (resets, always, scales)
 
     def collect(self) -> Collected:
         for index in sorted(self.region.body):
@@ -176,9 +178,14 @@ class SiteCollector:
         return self.order
 
     def _common(self, node: Node, rank: int) -> dict:
-        statement = node.line if node.line is not None else node.syntax
-        return dict(statement=statement, guards=self._guards_of(node), contexts=node.contexts[self.base_contexts:],
-                    depth=len(node.loops) - self.base_depth, point=(node.index, rank))
+        """The fields every site at `node` shares, and its point."""
+        base = self._bases.get(node.index)
+        if base is None:
+            statement = node.line if node.line is not None else node.syntax
+            base = self._bases[node.index] = dict(statement=statement, guards=self._guards_of(node),
+                                                  contexts=node.contexts[self.base_contexts:],
+                                                  depth=len(node.loops) - self.base_depth)
+        return {**base, "point": (node.index, rank)}
 
     def _guards_of(self, node: Node) -> Tuple[Guard, ...]:
         guards = self._guards.get(node.index)
@@ -279,14 +286,25 @@ class SiteCollector:
         if roles.scales_grad_call(call, self.names):
             self.found.scalings.append(ScaleSite(self._next(), syntax, **common))
             return
-        work = [roles.GradWork(helper.body, self.names) for helper in roles.helpers(callee, self.names, self.function)]
-        if any(done.resets for done in work):
-            kind = "helper" if any(
-                roles.resets_unconditionally(_body(helper), self.names)
-                for helper in roles.helpers(callee, self.names, self.function)) else "helper-maybe"
-            self.found.resets.append(ResetSite(self._next(), syntax, target=callee or "", kind=kind, **common))
-        if any(done.scales for done in work):
+        resets, always, scales = self._helper(callee)
+        if resets:
+            self.found.resets.append(ResetSite(self._next(), syntax, target=callee or "",
+                                               kind="helper" if always else "helper-maybe", **common))
+        if scales:
             self.found.scalings.append(ScaleSite(self._next(), syntax, **common))
+
+    def _helper(self, callee: Optional[str]) -> Tuple[bool, bool, bool]:
+        """What the functions of this file that `callee` may run do to gradients: (they reset, one always
+        resets, they rescale)."""
+        known = self._helper_work.get(callee or "")
+        if known is None:
+            functions = roles.helpers(callee, self.names, self.function)
+            work = [roles.GradWork(function.body, self.names) for function in functions]
+            known = self._helper_work[callee or ""] = (
+                any(done.resets for done in work),
+                any(roles.resets_unconditionally(_body(function), self.names) for function in functions),
+                any(done.scales for done in work))
+        return known
 
 
 def _body(function: cst.FunctionDef):
