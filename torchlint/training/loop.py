@@ -58,7 +58,6 @@ class TrainingLoop:
     scheduled_optimizers: Tuple[Tuple[str, str], ...] = ()  # scheduler -> the optimizer it was built on
     top_statement: Optional[cst.CSTNode] = None  # the module-level statement that holds the loop
     names: Optional[ModuleNames] = field(default=None, compare=False)
-    guards_by_node: Dict[int, Tuple[Guard, ...]] = field(default_factory=dict, compare=False)
     memo: Dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)  # answers asked again
 
     def _remember(self, key: tuple, compute):
@@ -94,10 +93,7 @@ class TrainingLoop:
 
     def guards_at(self, node: int) -> Tuple[Guard, ...]:
         """The branches a control-flow node runs in, as a site's `guards`."""
-        guards = self.guards_by_node.get(node)
-        if guards is None:
-            guards = self.guards_by_node[node] = guards_of(self.iteration, self.flow.graph.nodes[node])
-        return guards
+        return self._remember(("guards", node), lambda: guards_of(self.iteration, self.flow.graph.nodes[node]))
 
     def values_at(self, name: str, where: Where) -> List[Optional[cst.BaseExpression]]:
         """The values `name` may have at `where`: assigned in the iteration, or before the loop."""
