@@ -135,14 +135,7 @@ class ControlFlowGraph:
             builder.edge(node, self.exit)
         self.definitions: List[Definition] = builder.definitions
         self.loops: Dict[int, LoopRegion] = builder.regions
-        self._by_syntax: Dict[int, int] = builder.by_syntax
         self._iterables: Dict[int, int] = builder.iterables
-
-    def node_of(self, syntax: cst.CSTNode) -> Optional[Node]:
-        """The node of a small statement, or the header node of a compound statement
-        (the test of an `if`/`while`/`match`, the head of a `for`, a `with`, a `def`)."""
-        index = self._by_syntax.get(id(syntax))
-        return self.nodes[index] if index is not None else None
 
     def iterable_node(self, loop: cst.For) -> Optional[Node]:
         """The node that evaluates a `for` statement's iterable: where the statement starts to run."""
@@ -170,7 +163,6 @@ class _Builder:
         self.nodes: List[Node] = []
         self.definitions: List[Definition] = []
         self.regions: Dict[int, LoopRegion] = {}
-        self.by_syntax: Dict[int, int] = {}
         self.iterables: Dict[int, int] = {}  # a `for` statement -> the node that evaluates its iterable
         self.returns: List[int] = []
         self.jumps: List[Tuple[List[int], List[int]]] = []  # per open loop: (continue sources, break sources)
@@ -228,7 +220,6 @@ class _Builder:
 
     def small(self, small: cst.BaseSmallStatement, line: cst.CSTNode, preds: List[int], scope: _Scope) -> List[int]:
         node = self.new(STATEMENT, small, preds, scope, (small,), line)
-        self.by_syntax[id(small)] = node.index
         if isinstance(small, cst.Assign):
             for target in small.targets:
                 self._targets(node, target.target, small.value, "assign", "=", small)
@@ -282,7 +273,6 @@ class _Builder:
 
     def _If(self, statement: cst.If, preds: List[int], scope: _Scope) -> List[int]:
         test = self.new(TEST, statement, preds, scope, (statement.test,))
-        self.by_syntax[id(statement)] = test.index
         out = []
         for holds in (True, False):
             inner = scope.inside(branches=scope.branches + ((id(statement), holds),))
@@ -303,7 +293,6 @@ class _Builder:
         self._hook(iterable, statement)
         inner = scope.inside(loops=scope.loops + (statement,))
         head = self.new(HEAD, statement, [iterable.index], inner)
-        self.by_syntax[id(statement)] = head.index
         bind = self.new(BIND, statement, [head.index], inner, (statement.target,))
         self._targets(bind, statement.target, statement.iter, "target", "=", statement, unpacked=True)
         return self._loop(statement, head, [bind.index], (iterable.index,), inner, scope, [head.index])
@@ -311,7 +300,6 @@ class _Builder:
     def _While(self, statement: cst.While, preds: List[int], scope: _Scope) -> List[int]:
         inner = scope.inside(loops=scope.loops + (statement,))
         head = self.new(HEAD, statement, preds, inner, (statement.test,))
-        self.by_syntax[id(statement)] = head.index
         body = self.new(ASSUME, statement, [head.index], inner, assume=Assume(statement.test, True, statement))
         exits = []
         if not _always_true(statement.test):
@@ -337,7 +325,6 @@ class _Builder:
     def _With(self, statement: cst.With, preds: List[int], scope: _Scope) -> List[int]:
         items = tuple(item.item for item in statement.items)
         node = self.new(WITH, statement, preds, scope, items)
-        self.by_syntax[id(statement)] = node.index
         for item in statement.items:
             if item.asname is not None:
                 self._targets(node, item.asname.name, item.item, "target", "=", statement, unpacked=True)
@@ -360,7 +347,6 @@ class _Builder:
 
     def _Match(self, statement: cst.Match, preds: List[int], scope: _Scope) -> List[int]:
         subject = self.new(TEST, statement, preds, scope, (statement.subject,))
-        self.by_syntax[id(statement)] = subject.index
         out: List[int] = []
         tried = [subject.index]
         for case in statement.cases:
@@ -380,7 +366,6 @@ class _Builder:
                      scope: _Scope) -> List[int]:
         decorators = tuple(decorator.decorator for decorator in statement.decorators)
         node = self.new(DEF, statement, preds, scope, decorators)
-        self.by_syntax[id(statement)] = node.index
         self.define(node, statement.name.value, "target", syntax=statement)
         return [node.index]
 

@@ -232,9 +232,6 @@ class Iteration:
 
     # --- dominance ----------------------------------------------------------------------
 
-    def reachable_nodes(self) -> List[int]:
-        return list(self.order)
-
     def dominates(self, a: Point, b: Point) -> bool:
         """Every pass from the head to `b` goes through `a` first."""
         if a[0] == b[0]:
