@@ -146,7 +146,12 @@ def test_json_format_has_the_documented_fields(torchlint, tmp_path):
     result = torchlint(str(path), "--output-format", "json")
     first = findings(result)[0]
     assert set(first) == {"code", "name", "severity", "message", "path", "line", "column", "end_line",
-                          "end_column", "fix"}
+                          "end_column", "fix", "timeline"}
+    # `i % accum_steps == 0` on a run the code does not size: N and the length are stated example values.
+    assert first["timeline"] == (
+        "timeline (accum_steps = 4, an example value; an example run of 10 micro-batches): steps after "
+        "micro-batches 1, 5, 9 — windows of 1, 4, 4 (+1 left over)\nexpected: each loss divided by 4, so each "
+        "step applies its window's mean gradient (undivided: 1×, 4×, 4× a micro-batch's)")
     assert (first["code"], first["name"], first["severity"]) == ("TL003", "unscaled-accumulated-loss", "error")
     assert (first["line"], first["column"], first["end_line"], first["end_column"]) == (6, 5, 6, 20)
     assert first["fix"]["applicability"] == "safe"

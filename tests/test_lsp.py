@@ -286,6 +286,14 @@ async def test_diagnostics_on_open(client: LanguageClient, tmp_path: Path):
     assert tl004.code_description.href == DOCS.format(code="TL004")
     assert {rule.code: rule.url() for rule in ALL_RULES}["TL004"] == tl004.code_description.href
 
+    # What the loop does on a concrete run, as related information at the finding itself.
+    (related,) = tl004.related_information
+    assert related.location.uri == (tmp_path / "train.py").as_uri() and related.location.range == tl004.range
+    assert related.message == (
+        "timeline (accum = 4, an example value; an example run of 10 micro-batches): steps after micro-batches "
+        "1, 5, 9 — windows of 1, 4, 4 (+1 left over)\nexpected: steps after micro-batches 4, 8, 10 — windows of "
+        "4, 4, 2")
+
 
 @pytest.mark.asyncio
 async def test_a_syntax_error_is_shown_in_a_file_without_a_training_loop(client: LanguageClient, tmp_path: Path):

@@ -242,7 +242,7 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
                 line, column, end_line, end_column = context.span(finding.node)
                 diagnostics.append(
                     Diagnostic(rule.code, rule.name, finding.severity or rule.severity, finding.message, path,
-                               line, column, end_line, end_column, finding.fix)
+                               line, column, end_line, end_column, finding.fix, timeline=finding.timeline)
                 )
         except Exception as error:  # noqa: BLE001 - one rule's crash must not hide the others
             problems.append(Problem(path, f"{path}: rule {rule.code} ({rule.name}) crashed: "

@@ -174,10 +174,17 @@ _CLOSED = object()
 _SEVERITY = {ERROR: types.DiagnosticSeverity.Error}
 
 
-def to_lsp_diagnostic(diagnostic: Diagnostic, positions: PositionMap, urls: Dict[str, str]) -> types.Diagnostic:
+def to_lsp_diagnostic(diagnostic: Diagnostic, positions: PositionMap, urls: Dict[str, str],
+                      uri: Optional[str] = None) -> types.Diagnostic:
     url = urls.get(diagnostic.code)
+    where = positions.range(diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column)
+    related = None
+    if diagnostic.timeline and uri is not None:  # what the loop does on a concrete run, next to the message
+        related = [types.DiagnosticRelatedInformation(location=types.Location(uri=uri, range=where),
+                                                      message=diagnostic.timeline)]
     return types.Diagnostic(
-        range=positions.range(diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column),
+        range=where,
+        related_information=related,
         message=diagnostic.message,
         severity=_SEVERITY.get(diagnostic.severity, types.DiagnosticSeverity.Warning),
         code=diagnostic.code,
@@ -369,7 +376,7 @@ class TorchlintLanguageServer(LanguageServer):
         positions = PositionMap(text, encoding)
         for diagnostic in diagnostics:
             try:
-                snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._rule_links())))
+                snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._rule_links(), uri)))
             except Exception as error:  # noqa: BLE001 - publish the others
                 snapshot.messages.append((types.MessageType.Error, f"cannot convert {diagnostic.code} at "
                                           f"{shown}:{diagnostic.line}: {error!r}", False))

@@ -71,6 +71,8 @@ class Diagnostic:
     end_column: int
     fix: Optional[Fix] = None
     cell: Optional[int] = field(default=None, compare=False)
+    # Accumulation findings: what the loop does on a concrete run, and what it should do (two lines).
+    timeline: Optional[str] = field(default=None, compare=False)
 
     def to_json(self) -> dict:
         data = {
@@ -84,6 +86,7 @@ class Diagnostic:
             "end_line": self.end_line,
             "end_column": self.end_column,
             "fix": self.fix.to_json() if self.fix else None,
+            "timeline": self.timeline,
         }
         if self.cell is not None:
             data["cell"] = self.cell
@@ -98,7 +101,8 @@ class Diagnostic:
                           for e in fix["edits"])
             fix = Fix(fix["applicability"], fix["message"], edits)
         return cls(data["code"], data["name"], data["severity"], data["message"], path, int(data["line"]),
-                   int(data["column"]), int(data["end_line"]), int(data["end_column"]), fix, data.get("cell"))
+                   int(data["column"]), int(data["end_line"]), int(data["end_column"]), fix, data.get("cell"),
+                   data.get("timeline"))
 
     def fixable(self, unsafe: bool = False) -> bool:
         return self.fix is not None and (unsafe or self.fix.is_safe)

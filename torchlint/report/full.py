@@ -30,6 +30,10 @@ def render_full(diagnostics: Sequence[Diagnostic], sources: Dict[str, str], colo
         lines = [head]
         source_lines = split_lines(sources.get(source_key(d), ""))
         lines.extend(_frame(d, source_lines, colour))
+        if d.timeline:
+            first, *rest = d.timeline.split("\n")
+            lines.append(f"  {_paint('=', 'cyan', colour)} {_paint(first, 'cyan', colour)}")
+            lines.extend(f"    {_paint(line, 'cyan', colour)}" for line in rest)
         if d.fix is not None:
             how = "--fix" if d.fix.is_safe else "--unsafe-fixes"
             lines.append(f"  {_paint('= help:', 'cyan', colour)} {d.fix.message} (fixable with {how})")

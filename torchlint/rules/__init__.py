@@ -39,6 +39,7 @@ class Finding:
     message: str
     fix: Optional[Fix] = None
     severity: Optional[str] = None
+    timeline: Optional[str] = None  # what the loop does on a concrete run (`torchlint.training.timeline`)
 
 
 class Rule:

@@ -56,6 +56,7 @@ mirror bug it rewrites `(i + 1) % N == 0` to `i % N == 0`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 import libcst as cst
@@ -86,7 +87,9 @@ class OffByOneStep(Rule):
                     if first is None or first + check.offset not in (0, 2):
                         continue
                     reported.add(id(check.expression))
-                    yield self._finding(context, step, check, counter, first + check.offset == 0)
+                    finding = self._finding(context, step, check, counter, first + check.offset == 0)
+                    run = loop.run_of(step, check)
+                    yield replace(finding, timeline=run.lines() if run is not None else None)
 
     def _finding(self, context, step, check, counter, zero_based: bool) -> Finding:
         name = check.counter

@@ -98,7 +98,8 @@ class SchedulerStepOrder(Rule):
                         f"`{context.code(check.count)}`× too fast."
                     )
                 fix = context.move_after(scheduler, step, f"Move `{sched_code}` after `{step_code}`")
-                yield Finding(scheduler.node, message, fix)
+                timeline = _timeline(loop, step, check) if problem == "every-microbatch" else None
+                yield Finding(scheduler.node, message, fix, timeline=timeline)
 
     @staticmethod
     def _problem(loop, scheduler, step, check) -> Optional[str]:
@@ -248,3 +249,19 @@ def _once_per_window(loop: TrainingLoop, site: StepSite, check: AccumulationChec
             if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
                 return True
     return False
+
+
+def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:
+    """How often the scheduler and the optimizer step on a concrete run."""
+    run = loop.run_of(step, check)
+    if run is None:
+        return None
+    return (f"{run.header()}: the scheduler steps after every micro-batch ({run.length} times), the optimizer "
+            f"after micro-batches {_listing(run.steps)} ({len(run.steps)} times)\n"
+            f"expected: both after micro-batches {_listing(run.steps)}")
+
+
+def _listing(steps) -> str:
+    if not steps:
+        return "none"
+    return ", ".join(str(step) for step in steps[:6]) + (f", …, {steps[-1]}" if len(steps) > 6 else "")

@@ -112,7 +112,9 @@ class TrailingAccumulationWindow(Rule):
                         f"after the loop calls `{step.receiver}.step()`: the micro-batches after the epoch's last "
                         f"step are never applied and {fate}."
                     )
-                yield Finding(check.expression, message, self._fix(context, check, counter, iterable, condition))
+                run = loop.run_of(step, check)
+                yield Finding(check.expression, message, self._fix(context, check, counter, iterable, condition),
+                              timeline=run.lines() if run is not None else None)
 
     @staticmethod
     def _fix(context: FileContext, check, counter, iterable, condition) -> Optional[Fix]:
@@ -401,7 +403,7 @@ def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExp
     (`range(64)`, a `DataLoader` over a `TensorDataset` of known size) and lines up with the window,
     or it is a multiple of the count by construction (`range(N * updates)`)."""
     iterable = counter.iterable
-    known = lambda name: _known_value(loop, name, names)  # noqa: E731
+    known = loop.known_value
     if first == 1 and isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
             and len(iterable.args) == 1:
         stop = positional(iterable, 0)
@@ -447,12 +449,3 @@ def _reset_before(loop: TrainingLoop, optimizer: str) -> bool:
                     and (single or dotted_name(func.value) == optimizer):
                 return True
     return False
-
-
-def _known_value(loop: TrainingLoop, name: str, names: ModuleNames) -> Optional[cst.BaseExpression]:
-    """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
-    value = loop.value_before_loop(name)
-    if value is None:
-        bound = names.values_of(name)
-        value = bound[0] if len(bound) == 1 else None
-    return value

@@ -66,7 +66,8 @@ passed to it), with `N` spelled as in the condition.
 
 from __future__ import annotations
 
-from typing import Iterator, List, Tuple
+from dataclasses import replace
+from typing import Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -101,7 +102,8 @@ class UnscaledAccumulatedLoss(Rule):
                     if normalised is not None:
                         yield self._unweighted(context, backward, step, normalised, origin)
                     else:
-                        yield self._finding(context, backward, step, check, origin)
+                        finding = self._finding(context, backward, step, check, origin)
+                        yield replace(finding, timeline=_timeline(loop, step, check))
 
     @staticmethod
     def _unweighted(context, backward, step, normalised, origin) -> Finding:
@@ -379,3 +381,12 @@ def _framework_scales(context: FileContext, loop: TrainingLoop, backward: Backwa
             return True
     return False
 
+
+def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:
+    """The windows of a concrete run, and what dividing by N makes of each step."""
+    run = loop.run_of(step, check)
+    if run is None or not run.steps:
+        return None
+    sums = ", ".join(f"{size}×" for size in run.windows[:6]) + (", …" if len(run.windows) > 6 else "")
+    return run.lines(f"each loss divided by {run.count}, so each step applies its window's mean gradient "
+                     f"(undivided: {sums} a micro-batch's)")

@@ -48,11 +48,12 @@ reset into the step's block, right after `step()`.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
 
 
 class ZeroGradEveryMicrobatch(Rule):
@@ -85,7 +86,8 @@ class ZeroGradEveryMicrobatch(Rule):
                         f"over `{context.code(check.count)}` micro-batches is silently disabled."
                     )
                     title = f"Move `{reset_code}` into the step's block, after `{context.code(step.node)}`"
-                    yield Finding(reset.node, message, context.move_after(reset, step, title))
+                    yield Finding(reset.node, message, context.move_after(reset, step, title),
+                                  timeline=_timeline(loop, step, check))
 
     valid = (
         """
@@ -175,3 +177,17 @@ for batch in loader:
 """,
         ),
     )
+
+
+def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:
+    """The steps of a concrete run: each one applies only the micro-batch since the last reset."""
+    run = loop.run_of(step, check)
+    if run is None or not run.steps:
+        return None
+    return (f"{run.header()}: steps after micro-batches {_listing(run.steps)}, but the gradients are reset "
+            f"before every micro-batch: each step applies 1 micro-batch\n"
+            f"expected: {run.describe()}, each step applying its whole window")
+
+
+def _listing(steps) -> str:
+    return ", ".join(str(step) for step in steps[:6]) + (f", …, {steps[-1]}" if len(steps) > 6 else "")

@@ -25,6 +25,7 @@ from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
 from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional
 from torchlint.training import graph, roles, windows
 from torchlint.training.origin import LossOrigin, OriginTracer
+from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
     Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite, guards_of,
 )
@@ -397,6 +398,22 @@ class TrainingLoop:
             return None
         first = values[0]
         return first if all(value.deep_equals(first) for value in values[1:]) else None
+
+    def known_value(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
+        value = self.value_before_loop(name)
+        if value is None and self.names is not None:
+            bound = self.names.values_of(name)
+            value = bound[0] if len(bound) == 1 else None
+        return value
+
+    def run_of(self, step: Site, check: AccumulationCheck) -> Optional[Run]:
+        """When `step` runs under `check` on a concrete run (`torchlint.training.timeline`)."""
+        counter = self.counter(check.counter)
+        first = self.first_value(counter, step) if counter is not None else None
+        if first is None or self.names is None:
+            return None
+        return simulate(check, counter, first, self.names, self.known_value)
 
     @property
     def first_body_statement(self) -> Optional[cst.CSTNode]:

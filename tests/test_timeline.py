@@ -1,0 +1,119 @@
+"""Accumulation findings show what the loop does on a concrete run, simulated from its window condition."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchlint.engine import lint_source
+from torchlint.rules import ALL_RULES
+
+
+def timelines(source: str) -> dict:
+    diagnostics, problems = lint_source(textwrap.dedent(source), "train.py", ALL_RULES)
+    assert not problems
+    return {d.code: d.timeline for d in diagnostics}
+
+
+def test_a_step_on_the_first_micro_batch_of_each_window():
+    found = timelines("""\
+        for i, (x, y) in enumerate(loader):
+            (criterion(model(x), y) / 4).backward()
+            if i % 4 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    expected = ("timeline (N = 4; an example run of 10 micro-batches): steps after micro-batches 1, 5, 9 — "
+                "windows of 1, 4, 4 (+1 left over)\n"
+                "expected: steps after micro-batches 4, 8, 10 — windows of 4, 4, 2")
+    assert found["TL004"] == expected and found["TL010"] == expected
+
+
+def test_the_length_of_a_loader_of_known_size_and_a_count_from_a_constant():
+    found = timelines("""\
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+        ACCUM = 3
+        loader = DataLoader(TensorDataset(torch.randn(70, 4), torch.randn(70, 1)), batch_size=10)
+        for step, (x, y) in enumerate(loader, start=1):
+            (criterion(model(x), y) / ACCUM).backward()
+            if step % ACCUM == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    assert found == {"TL010": (
+        "timeline (ACCUM = 3; 7 micro-batches): steps after micro-batches 3, 6 — windows of 3, 3 (+1 left over)\n"
+        "expected: steps after micro-batches 3, 6, 7 — windows of 3, 3, 1")}
+
+
+def test_a_mean_loss_summed_over_each_window():
+    found = timelines("""\
+        for i, (x, y) in enumerate(loader):
+            criterion(model(x), y).backward()
+            if (i + 1) % 8 == 0 or (i + 1) == len(loader):
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    assert found["TL003"] == (
+        "timeline (N = 8; an example run of 10 micro-batches): steps after micro-batches 8, 10 — windows of 8, 2\n"
+        "expected: each loss divided by 8, so each step applies its window's mean gradient "
+        "(undivided: 8×, 2× a micro-batch's)")
+
+
+@pytest.mark.parametrize("condition, steps", [
+    ("(i + 1) % accum != 0", "steps after micro-batches 4, 8 — windows of 4, 4 (+2 left over)"),
+    ("i % accum", "steps after micro-batches 1, 5, 9 — windows of 1, 4, 4 (+1 left over)"),
+])
+def test_a_step_skipped_with_continue(condition, steps):
+    found = timelines(f"""\
+        for i, (x, y) in enumerate(loader):
+            (criterion(model(x), y) / accum).backward()
+            if {condition}:
+                continue
+            optimizer.step()
+            optimizer.zero_grad()
+    """)
+    assert found["TL010"].startswith(
+        f"timeline (accum = 4, an example value; an example run of 10 micro-batches): {steps}\n")
+
+
+def test_reset_every_micro_batch_and_scheduler_every_micro_batch():
+    found = timelines("""\
+        for i, (x, y) in enumerate(loader):
+            optimizer.zero_grad()
+            (criterion(model(x), y) / 4).backward()
+            scheduler.step()
+            if (i + 1) % 4 == 0 or i + 1 == len(loader):
+                optimizer.step()
+    """)
+    assert found["TL007"] == (
+        "timeline (N = 4; an example run of 10 micro-batches): steps after micro-batches 4, 8, 10, but the "
+        "gradients are reset before every micro-batch: each step applies 1 micro-batch\n"
+        "expected: steps after micro-batches 4, 8, 10 — windows of 4, 4, 2, each step applying its whole window")
+    assert found["TL009"] == (
+        "timeline (N = 4; an example run of 10 micro-batches): the scheduler steps after every micro-batch "
+        "(10 times), the optimizer after micro-batches 4, 8, 10 (3 times)\n"
+        "expected: both after micro-batches 4, 8, 10")
+
+
+def test_no_timeline_where_the_condition_reads_what_a_run_cannot_give():
+    found = timelines("""\
+        for i, (x, y) in enumerate(loader):
+            (criterion(model(x), y) / 4).backward()
+            if i % 4 == 0 and not skipped(i):
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    assert "TL004" in found and found["TL004"] is None
+
+
+def test_findings_outside_accumulation_have_no_timeline():
+    found = timelines("""\
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """)
+    assert found == {"TL002": None}
