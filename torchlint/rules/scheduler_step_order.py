@@ -60,6 +60,7 @@ from torchlint.context import FileContext
 from torchlint.model import WARNING
 from torchlint.names import positional
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training.timeline import listing
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
 from torchlint.training.windows import checks_in
 
@@ -257,11 +258,5 @@ def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> O
     if run is None:
         return None
     return (f"{run.header()}: the scheduler steps after every micro-batch ({run.length} times), the optimizer "
-            f"after micro-batches {_listing(run.steps)} ({len(run.steps)} times)\n"
-            f"expected: both after micro-batches {_listing(run.steps)}")
-
-
-def _listing(steps) -> str:
-    if not steps:
-        return "none"
-    return ", ".join(str(step) for step in steps[:6]) + (f", …, {steps[-1]}" if len(steps) > 6 else "")
+            f"after micro-batches {listing(run.steps)} ({len(run.steps)} times)\n"
+            f"expected: both after micro-batches {listing(run.steps)}")

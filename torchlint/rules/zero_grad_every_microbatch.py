@@ -53,6 +53,7 @@ from typing import Iterator, Optional
 from torchlint.context import FileContext
 from torchlint.model import ERROR
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training.timeline import listing
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
 
 
@@ -184,10 +185,6 @@ def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> O
     run = loop.run_of(step, check)
     if run is None or not run.steps:
         return None
-    return (f"{run.header()}: steps after micro-batches {_listing(run.steps)}, but the gradients are reset "
+    return (f"{run.header()}: steps after micro-batches {listing(run.steps)}, but the gradients are reset "
             f"before every micro-batch: each step applies 1 micro-batch\n"
             f"expected: {run.describe()}, each step applying its whole window")
-
-
-def _listing(steps) -> str:
-    return ", ".join(str(step) for step in steps[:6]) + (f", …, {steps[-1]}" if len(steps) > 6 else "")

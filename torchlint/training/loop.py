@@ -545,8 +545,11 @@ class _LoopFinder:
         names = self.names
         receivers = {step.receiver for step in draft.steps}
         scaled = {step.receiver for step in draft.steps if step.via_scaler}
+        # `x.zero_grad()` in the loop or anywhere in its function (read once per loop).
         reset = {r.target for r in draft.resets if r.kind == "zero_grad"}
-        optimizers = frozenset(r for r in receivers if roles.is_optimizer(r, names, scaled, reset, function))
+        if function is not None:
+            reset |= roles.zero_grad_receivers(function)
+        optimizers = frozenset(r for r in receivers if roles.is_optimizer(r, names, scaled, reset))
         schedulers = frozenset(r for r in receivers - optimizers if roles.is_scheduler(r, names))
         models = tuple((optimizer, roles.optimized_models(optimizer, names)) for optimizer in sorted(optimizers))
         scheduled = tuple(

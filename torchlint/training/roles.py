@@ -91,10 +91,9 @@ def is_scheduler(receiver: str, names: ModuleNames) -> bool:
     return "sched" in last_component(receiver).lower()
 
 
-def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset: Iterable[str],
-                 function: Optional[cst.FunctionDef]) -> bool:
+def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset: Iterable[str]) -> bool:
     """`receiver` is an optimizer: built by an optimizer class or factory, stepped through a scaler
-    (`scaler.step(receiver)`), reset in the loop or its function, or named like one."""
+    (`scaler.step(receiver)`), reset (`receiver.zero_grad()`) in the loop or its function, or named like one."""
     constructors = names.constructors_of(receiver)
     if any(names.is_scheduler_class(c) for c in constructors):
         return False
@@ -104,8 +103,6 @@ def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset
         if isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(".optimizers"):
             return True
     if receiver in scaled or receiver in reset:
-        return True
-    if function is not None and receiver in zero_grad_receivers(function):
         return True
     short = last_component(receiver).lower()
     if "sched" in short:
@@ -215,21 +212,17 @@ def scales_grad_assignment(target: cst.BaseExpression, operator: str, value: Opt
 
 
 class GradWork:
-    """What a function body does to gradients: resets (`x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`),
-    with the receivers of `zero_grad()`, and rescalings (`p.grad.div_(n)`, `p.grad /= n`)."""
+    """What a function body does to gradients: resets (`x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`)
+    and rescalings (`p.grad.div_(n)`, `p.grad /= n`)."""
 
     def __init__(self, node: cst.CSTNode, names: ModuleNames) -> None:
         self.resets = False
         self.scales = False
-        self.zero_grad_receivers: Set[str] = set()
         for part in preorder(node):
             if isinstance(part, cst.Call):
                 func = part.func
                 if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
                     self.resets = True
-                    receiver = dotted_name(func.value)
-                    if receiver:
-                        self.zero_grad_receivers.add(receiver)
                 elif wipes_grad(part):
                     self.resets = True
                 elif scales_grad_call(part, names):

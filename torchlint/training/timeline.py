@@ -48,7 +48,7 @@ class Run:
         """`steps after micro-batches 1, 5, 9 — windows of 1, 4, 4 (+1 left over)`."""
         if not self.steps:
             return f"never steps: all {self.length} micro-batches left over"
-        text = f"steps after micro-batches {_listing(self.steps)} — windows of {_listing(self.windows)}"
+        text = f"steps after micro-batches {listing(self.steps)} — windows of {listing(self.windows)}"
         return text + (f" (+{self.left_over} left over)" if self.left_over else "")
 
     def expected(self) -> "Run":
@@ -67,7 +67,10 @@ class Run:
         return f"{self.header()}: {self.describe()}\nexpected: {should}"
 
 
-def _listing(numbers: Tuple[int, ...], most: int = 6) -> str:
+def listing(numbers: Tuple[int, ...], most: int = 6) -> str:
+    """`1, 5, 9`, or `4, 8, 12, 16, 20, …, 40` for a long run; `none` for no step at all."""
+    if not numbers:
+        return "none"
     if len(numbers) <= most:
         return ", ".join(str(n) for n in numbers)
     return ", ".join(str(n) for n in numbers[:most - 1]) + f", …, {numbers[-1]}"
