@@ -128,7 +128,7 @@ class ControlFlowGraph:
         self.entry = builder.new(ENTRY, owner, []).index
         for name in _parameters(owner):
             builder.define(self.nodes[self.entry], name, "parameter")
-        body = _block(owner)
+        body = block_of(owner)
         out = builder.block(body, [self.entry], _Scope())
         self.exit = builder.new(EXIT, None, out).index
         for node in builder.returns:
@@ -278,11 +278,11 @@ class _Builder:
             inner = scope.inside(branches=scope.branches + ((id(statement), holds),))
             assume = self.new(ASSUME, statement, [test.index], inner, assume=Assume(statement.test, holds, statement))
             if holds:
-                out += self.block(_block(statement), [assume.index], inner)
+                out += self.block(block_of(statement), [assume.index], inner)
             elif isinstance(statement.orelse, cst.If):
                 out += self.statement(statement.orelse, [assume.index], inner)
             elif isinstance(statement.orelse, cst.Else):
-                out += self.block(_block(statement.orelse), [assume.index], inner)
+                out += self.block(block_of(statement.orelse), [assume.index], inner)
             else:
                 out.append(assume.index)
         return out
@@ -311,7 +311,7 @@ class _Builder:
               inner: _Scope, scope: _Scope, exits: List[int]) -> List[int]:
         first = len(self.nodes)
         self.jumps.append(([], []))
-        out = self.block(_block(statement), body_preds, inner)
+        out = self.block(block_of(statement), body_preds, inner)
         continues, breaks = self.jumps.pop()
         latches = tuple(out) + tuple(continues)
         for latch in latches:
@@ -319,7 +319,7 @@ class _Builder:
         body = frozenset(range(first, len(self.nodes))) | frozenset(body_preds)
         self.regions[id(statement)] = LoopRegion(statement, head.index, body, latches, entry)
         if statement.orelse is not None:
-            exits = self.block(_block(statement.orelse), exits, scope)
+            exits = self.block(block_of(statement.orelse), exits, scope)
         return exits + breaks
 
     def _With(self, statement: cst.With, preds: List[int], scope: _Scope) -> List[int]:
@@ -328,19 +328,19 @@ class _Builder:
         for item in statement.items:
             if item.asname is not None:
                 self._targets(node, item.asname.name, item.item, "target", "=", statement, unpacked=True)
-        return self.block(_block(statement), [node.index], scope.inside(contexts=scope.contexts + items))
+        return self.block(block_of(statement), [node.index], scope.inside(contexts=scope.contexts + items))
 
     def _Try(self, statement: Union[cst.Try, cst.TryStar], preds: List[int], scope: _Scope) -> List[int]:
-        out = self.block(_block(statement), preds, scope)
+        out = self.block(block_of(statement), preds, scope)
         if statement.orelse is not None:
-            out = self.block(_block(statement.orelse), out, scope)
+            out = self.block(block_of(statement.orelse), out, scope)
         for handler in statement.handlers:
             node = self.new(HANDLER, handler, preds, scope, (handler.type,) if handler.type is not None else ())
             if handler.name is not None:
                 self._targets(node, handler.name.name, handler.type, "target", "=", handler, unpacked=True)
-            out += self.block(_block(handler), [node.index], scope)
+            out += self.block(block_of(handler), [node.index], scope)
         if statement.finalbody is not None:
-            out = self.block(_block(statement.finalbody), out, scope)
+            out = self.block(block_of(statement.finalbody), out, scope)
         return out
 
     _TryStar = _Try
@@ -356,7 +356,7 @@ class _Builder:
                             assume=Assume(statement.subject, True, case))
             for name in _captures(case.pattern):
                 self.define(node, name, "target", syntax=case)
-            out += self.block(_block(case), [node.index], inner)
+            out += self.block(block_of(case), [node.index], inner)
             if _irrefutable(case):
                 return out
             tried = [node.index]
@@ -380,7 +380,8 @@ _AUGMENTED = {
 }
 
 
-def _block(owner: cst.CSTNode) -> Sequence[cst.CSTNode]:
+def block_of(owner: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statements of a module, or of the block a compound statement or clause owns."""
     if isinstance(owner, cst.Module):
         return owner.body
     body = getattr(owner, "body", None)

@@ -24,6 +24,7 @@ from typing import Callable, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import Definition
+from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, last_component
 
 DETACH = "detach"
@@ -71,9 +72,7 @@ def inplace_effects(syntax: cst.CSTNode) -> Iterable[Tuple[str, str]]:
 
 
 def _direct_statements(loop: cst.For) -> List[cst.BaseSmallStatement]:
-    body = loop.body
-    lines = body.body if isinstance(body, cst.IndentedBlock) else (body,)
-    return [small for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+    return [small for line in block_of(loop) if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
             for small in line.body]
 
 

@@ -22,6 +22,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
+from torchlint.flow.cfg import block_of
 from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional
 from torchlint.training import graph, roles, windows
 from torchlint.training.origin import LossOrigin, OriginTracer
@@ -464,20 +465,9 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 
 def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
     """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
-    finder = _LoopFinder(names, module, walrus=source is None or ":=" in source)
-    finder.walk(_block_statements(module), (), None, None, module)
+    finder = _LoopFinder(names, walrus=source is None or ":=" in source)
+    finder.walk(block_of(module), (), None, None, module)
     return finder.loops
-
-
-def _block_statements(owner: cst.CSTNode) -> Block:
-    body = getattr(owner, "body", None)
-    if isinstance(owner, cst.Module):
-        return owner.body
-    if isinstance(body, cst.IndentedBlock):
-        return body.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        return (body,)
-    return ()
 
 
 def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
@@ -499,9 +489,8 @@ def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 class _LoopFinder:
-    def __init__(self, names: ModuleNames, module: cst.Module, walrus: bool = True) -> None:
+    def __init__(self, names: ModuleNames, walrus: bool = True) -> None:
         self.names = names
-        self.module = module
         self.walrus = walrus
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
@@ -514,13 +503,13 @@ class _LoopFinder:
             if isinstance(statement, (cst.For, cst.While)) and _calls_backward_directly(statement, self.names):
                 self.loops.append(self._build(statement, function, class_def, here, owner, top_here))
             if isinstance(statement, cst.FunctionDef):
-                self.walk(_block_statements(statement), (), statement, class_def, statement, top_here)
+                self.walk(block_of(statement), (), statement, class_def, statement, top_here)
             elif isinstance(statement, cst.ClassDef):
-                self.walk(_block_statements(statement), (), None, statement, statement, top_here)
+                self.walk(block_of(statement), (), None, statement, statement, top_here)
             else:
                 for block_owner in _nested_blocks(statement):
                     if block_owner is statement or not isinstance(block_owner, cst.If):
-                        self.walk(_block_statements(block_owner), here, function, class_def, owner, top_here)
+                        self.walk(block_of(block_owner), here, function, class_def, owner, top_here)
                     else:
                         self.walk((block_owner,), here, function, class_def, owner, top_here)
 
@@ -583,7 +572,7 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
 
 def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
     """A backward call in the loop's body, looking through `if`/`with`/`try`, not nested loops or functions."""
-    stack: List = list(_block_statements(loop))
+    stack: List = list(block_of(loop))
     while stack:
         statement = stack.pop()
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -596,7 +585,7 @@ def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
                 if isinstance(block_owner, cst.If) and block_owner is not statement:
                     stack.append(block_owner)  # an `elif`
                 else:
-                    stack.extend(_block_statements(block_owner))
+                    stack.extend(block_of(block_owner))
     return False
 
 

@@ -13,6 +13,7 @@ from typing import FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from torchlint.flow.cfg import block_of
 from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional
 from torchlint.walk import calls_in, preorder
 
@@ -259,9 +260,7 @@ def resets_unconditionally(statements: Sequence[cst.CSTNode], names: ModuleNames
             if GradWork(statement, names).resets:
                 return True
         elif isinstance(statement, (cst.For, cst.With)) and depth < 2:
-            body = statement.body
-            inner = body.body if isinstance(body, cst.IndentedBlock) else (body,)
-            if resets_unconditionally(inner, names, depth + 1):
+            if resets_unconditionally(block_of(statement), names, depth + 1):
                 return True
     return False
 

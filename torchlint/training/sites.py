@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, Definition, Iteration, LoopRegion
-from torchlint.flow.cfg import DEF, STATEMENT, Node
+from torchlint.flow.cfg import DEF, STATEMENT, Node, block_of
 from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional
 from torchlint.training import roles
 from torchlint.walk import calls_in
@@ -302,14 +302,9 @@ class SiteCollector:
             work = [roles.GradWork(function.body, self.names) for function in functions]
             known = self._helper_work[callee or ""] = (
                 any(done.resets for done in work),
-                any(roles.resets_unconditionally(_body(function), self.names) for function in functions),
+                any(roles.resets_unconditionally(block_of(function), self.names) for function in functions),
                 any(done.scales for done in work))
         return known
-
-
-def _body(function: cst.FunctionDef):
-    body = function.body
-    return body.body if isinstance(body, cst.IndentedBlock) else (body,)
 
 
 def _target_node(small: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
