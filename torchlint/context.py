@@ -40,6 +40,7 @@ class FileContext:
         self._members: dict = {}
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
+        self._crossing: Optional[List[Tuple[Site, Tuple[int, int]]]] = None
 
     # --- positions -----------------------------------------------------------------
 
@@ -116,6 +117,62 @@ class FileContext:
     def indent_of(self, node: cst.CSTNode) -> str:
         line = self.lines[self._position(node).start.line - 1]
         return line[: len(line) - len(line.lstrip(" \t"))]
+
+    # --- loops that span functions (`torchlint.training.calls`) ------------------------
+
+    def _crossings(self) -> List[Tuple[Site, Tuple[int, int]]]:
+        """Each site a loop's call runs in another function, with the lines of its statement there."""
+        if self._crossing is None:
+            self._crossing = []
+            for loop in self.loops:
+                for site in (*loop.backwards, *loop.steps):
+                    if site.via is not None:
+                        line, _, end_line, _ = self.span(site.via.statement)
+                        self._crossing.append((site, (line, end_line)))
+        return self._crossing
+
+    def crosses_functions(self, fix: Optional[Fix]) -> bool:
+        """`fix` edits a function's statement for a finding about a loop that calls it: its names may not
+        be that function's (`accum` of the caller), and other callers would change too."""
+        if fix is None or not self._crossings():
+            return False
+        return any(line <= edit.end_line and edit.line <= end_line
+                   for edit in fix.edits for _, (line, end_line) in self._crossings())
+
+    def where_the_rest_runs(self, node: cst.CSTNode) -> Optional[str]:
+        """For a finding that spans functions, where its other half lives: said at a called function's
+        line, where the loop that calls it is; said in the loop, which function runs its backward or step."""
+        crossings = self._crossings()
+        if not crossings:
+            return None
+        line, _, end_line, _ = self.span(node)
+        for site, (first, last) in crossings:
+            if first <= line <= last:
+                via = site.via
+                caller = self._function_name(via.call)
+                return (f"`{via.name}()` runs this on every call; {caller} calls it at line "
+                        f"{self.span(via.call)[0]}, once per iteration.")
+        for loop in self.loops:
+            start, _, end, _ = self.span(loop.node)
+            if not start <= line <= end:
+                continue
+            parts = []
+            for site, _ in crossings:
+                if any(site is own for own in (*loop.backwards, *loop.steps)):
+                    text = f"`{self.code(site.node)}` runs in `{site.via.name}()` (line {self.span(site.node)[0]}), " \
+                           f"called at line {self.span(site.via.call)[0]}"
+                    if text not in parts:
+                        parts.append(text)
+            if parts:
+                return "; ".join(parts[:2]) + "."
+        return None
+
+    def _function_name(self, call: cst.CSTNode) -> str:
+        for loop in self.loops:
+            if loop.function is not None and any(site.via is not None and site.via.call is call
+                                                 for site in (*loop.backwards, *loop.steps)):
+                return f"the loop in `{loop.function.name.value}()`"
+        return "the loop"
 
     # --- edits ---------------------------------------------------------------------
 

@@ -240,9 +240,14 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
         try:
             for finding in rule().check(context):
                 line, column, end_line, end_column = context.span(finding.node)
+                message, fix = finding.message, finding.fix
+                elsewhere = context.where_the_rest_runs(finding.node)
+                if elsewhere is not None:  # a loop that spans functions: say where; no edit across them
+                    message = f"{message} {elsewhere}"
+                    fix = None if context.crosses_functions(fix) else fix
                 diagnostics.append(
-                    Diagnostic(rule.code, rule.name, finding.severity or rule.severity, finding.message, path,
-                               line, column, end_line, end_column, finding.fix, timeline=finding.timeline)
+                    Diagnostic(rule.code, rule.name, finding.severity or rule.severity, message, path,
+                               line, column, end_line, end_column, fix, timeline=finding.timeline)
                 )
         except Exception as error:  # noqa: BLE001 - one rule's crash must not hide the others
             problems.append(Problem(path, f"{path}: rule {rule.code} ({rule.name}) crashed: "
@@ -346,12 +351,15 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
     those words is passed over without walking its expressions.
     """
     loops: List[ast.stmt] = []
+    functions: List[ast.stmt] = []
     names = {"backward", "grad"}
     pending: List[ast.stmt] = list(tree.body)
     while pending:
         statement = pending.pop()
         if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
             loops.append(statement)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(statement)
         elif isinstance(statement, ast.ImportFrom):
             names.update(alias.asname for alias in statement.names if alias.asname and alias.name in ("backward", "grad"))
         for block in _STATEMENT_BLOCKS:
@@ -365,8 +373,31 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
     words = _LOOP_WORDS if len(names) == 2 else re.compile(
         r"backward\b|\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
     lines = text.split("\n") if "\r" not in text else [line.rstrip("\r\n") for line in split_lines(text)]
-    return [loop for loop in loops if words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno]))
-            and any(_may_be_backward(node, names) for node in ast.walk(loop))]
+    found = [loop for loop in loops if words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno]))
+             and any(_may_be_backward(node, names) for node in ast.walk(loop))]
+    helpers = _backward_helpers(functions, names) if len(found) < len(loops) else set()
+    if helpers:  # a loop that calls a function of the file that runs a backward (`training.calls`)
+        chosen = {id(loop) for loop in found}
+        found += [loop for loop in loops if id(loop) not in chosen and any(
+            isinstance(node, ast.Call) and _called_name(node) in helpers for node in ast.walk(loop))]
+    return found
+
+
+def _called_name(call: ast.Call) -> Optional[str]:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _backward_helpers(functions: List[ast.stmt], names: set) -> set:
+    """Names of the file's functions that call a backward, or call such a function (two deep)."""
+    calls = {id(function): [node for node in ast.walk(function) if isinstance(node, ast.Call)]
+             for function in functions}
+    helpers = {function.name for function in functions
+               if any(_may_be_backward(call, names) for call in calls[id(function)])}
+    if helpers:
+        helpers |= {function.name for function in functions
+                    if any(_called_name(call) in helpers for call in calls[id(function)])}
+    return helpers
 
 
 def _may_be_backward(node: ast.AST, names: set) -> bool:

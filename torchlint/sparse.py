@@ -5,11 +5,13 @@ loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
-  text has `zero_grad`, the word `grad` or `detach` in it (the helpers a
-  loop may call to reset or rescale gradients, or to detach a state: the
-  analysis reads a helper's body only to find `x.zero_grad()`,
-  `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, or the detached
-  values it returns);
+  text has `zero_grad`, the word `grad`, `detach`, `backward`, `.step(` or
+  `loss` in it (the helpers a loop may call to reset or rescale gradients, to
+  detach a state, that run the backward or the step for it, or compute its
+  loss: the analysis reads a helper's body only to find `x.zero_grad()`,
+  `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values
+  or the loss it returns, and the backwards and steps it runs on every call,
+  `torchlint.training.calls`);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
   and their annotated parameters, wherever they are.
@@ -36,7 +38,7 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
-_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach")
+_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|backward|\.step\(|loss")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

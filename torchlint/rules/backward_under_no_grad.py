@@ -76,7 +76,7 @@ class BackwardUnderNoGrad(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            for backward in loop.loop_backwards:
+            for backward in loop.own_backwards:
                 if backward.loss is None:
                     continue
                 disabled = _computed_without_grad(loop, backward, context.names)

@@ -88,7 +88,7 @@ class CarriedGraphState(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            if not loop.loop_backwards or _backwards_on_accumulators(loop):
+            if not loop.own_backwards or _backwards_on_accumulators(loop):
                 continue
             groups = {}  # `out, (h, c) = lstm(x, (h, c))` carries two names in one statement: one finding
             for state in _fed_back_states(loop, context.names):
@@ -98,7 +98,7 @@ class CarriedGraphState(Rule):
                 name = ", ".join(f"`{s.target}`" for s in states)
                 verb = "are" if len(states) > 1 else "is"
                 producer = context.code(state.value.func) if isinstance(state.value, cst.Call) else "the model"
-                retained = any(b.retain_graph is not None for b in loop.backwards)
+                retained = any(b.retain_graph is not None for b in loop.backwards if b.via is None)
                 consequence = (
                     "with `retain_graph=True` the graph spans every iteration so far and memory grows until "
                     "it runs out" if retained else
@@ -311,7 +311,7 @@ for x, y in batches:
 def _backwards_on_accumulators(loop: TrainingLoop) -> bool:
     """Every backward is on a loss summed across iterations: TL001 reports it, and its fix moves
     the backward out of the loop, after which carrying the state is plain backpropagation through time."""
-    return all(loop.backward_on_accumulator(backward) is not None for backward in loop.loop_backwards)
+    return all(loop.backward_on_accumulator(backward) is not None for backward in loop.own_backwards)
 
 
 def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]:
@@ -324,7 +324,7 @@ def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]
     such path, as does one at the top of the body.
     """
     feeding: Set[str] = set()
-    for backward in loop.loop_backwards:
+    for backward in loop.own_backwards:
         if backward.loss is not None:
             feeding |= loop.feeding_names(backward.loss, backward)
     states = []
@@ -342,7 +342,7 @@ def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]
             continue
         cuts = loop.fresh_definitions(name)
         if any(loop.reaches(update, backward, cuts) and loop.reaches(backward, update, cuts)
-               for backward in loop.loop_backwards):
+               for backward in loop.own_backwards):
             states.append(update)
     return states
 

@@ -219,7 +219,7 @@ for x, y in loader:
 def _history_accumulations(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[str, cst.BaseExpression, Assignment]]:
     """(total, added, update) for `total += loss` where `total` starts as a number before the loop
     and carries the sum from one iteration into the next, with no reset at every update."""
-    backward_losses = {b.loss_name for b in loop.backwards if b.loss_name}
+    backward_losses = {b.loss_name for b in loop.backwards if b.loss_name and b.via is None}
     found = []
     for assignment in loop.assignments:
         added = _added_term(assignment)

@@ -63,8 +63,9 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, Fix
-from torchlint.names import dotted_name
+from torchlint.names import dotted_name, int_value
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training import windows
 
 
 class OffByOneStep(Rule):
@@ -77,13 +78,20 @@ class OffByOneStep(Rule):
         for loop in context.loops:
             reported = set()
             for step in loop.optimizer_steps:
+                for check in loop.accumulation_checks(step):
+                    if check.kind != "modulo" or id(check.expression) in reported or loop.counter(check.counter):
+                        continue
+                    bumps = _advances_only_on_step(loop, check)
+                    if bumps and any(loop.reaches(backward, step) for backward in loop.loop_backwards):
+                        reported.add(id(check.expression))
+                        yield self._stuck(context, loop, step, check, bumps[0])
                 if not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
                     continue
                 for check in loop.accumulation_checks(step):
                     if check.kind != "modulo" or check.remainder != "zero" or id(check.expression) in reported:
                         continue
                     counter = loop.counter(check.counter)
-                    first = loop.first_value(counter, step) if counter is not None else None
+                    first = loop.first_value(counter, check.read_at(step)) if counter is not None else None
                     if first is None or first + check.offset not in (0, 2):
                         continue
                     reported.add(id(check.expression))
@@ -91,11 +99,32 @@ class OffByOneStep(Rule):
                     run = loop.run_of(step, check)
                     yield replace(finding, timeline=run.lines() if run is not None else None)
 
+    def _stuck(self, context, loop, step, check, bump) -> Finding:
+        """The counter the window reads advances only when the optimizer steps."""
+        name, count = check.counter, context.code(check.count)
+        condition = context.code(check.guard.test if check.flag is not None else check.expression)
+        held = f" (`{check.flag} = {context.code(check.expression)}`)" if check.flag is not None else ""
+        run = _stuck_run(loop, step, check)
+        if run is not None and not run.steps:
+            outcome = (f"it starts where the condition is false, so `{step.receiver}` never steps while every "
+                       f"micro-batch's gradients pile up")
+        else:
+            outcome = (f"once it has stepped, `{name}` stays on a value where the condition is false, so "
+                       f"`{step.receiver}` never steps again while every micro-batch's gradients pile up")
+        message = (
+            f"`{step.receiver}.step()` runs when `{condition}`{held}, but `{name}` advances only when it steps "
+            f"(`{context.code(bump.node)}`, line {context.site_line(bump)}): {outcome}. Count micro-batches, "
+            f"not steps."
+        )
+        return Finding(check.expression, message, None, timeline=run.lines() if run is not None else None)
+
     def _finding(self, context, step, check, counter, zero_based: bool) -> Finding:
         name = check.counter
         count = context.code(check.count)
         condition = context.code(check.expression)
         when = f"`{condition}` is false" if check.negated else f"`{condition}`"
+        if check.flag is not None:  # `if not is_accumulating:` with `is_accumulating = i % n != 0`
+            when = f"`{context.code(check.guard.test)}` (`{check.flag} = {condition}`)"
         origin = f" (`{context.code(counter.origin)}`)" if counter.origin is not None else ""
         if counter.source == "manual":
             origin = " (it is incremented after this check)" if zero_based else " (it is incremented before this check)"
@@ -260,3 +289,39 @@ def _counter_side(operand: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(operand, cst.BinaryOperation):
         return operand.left if dotted_name(operand.left) is not None else operand.right
     return operand
+
+
+def _advances_only_on_step(loop, check) -> list:
+    """The updates of a window's counter when every one of them runs only where the step runs:
+    `global_step += 1` in the step's branch, or `global_step += int(should_step)` with the flag the
+    step's `if` tests. None when the counter also moves elsewhere or is a loop's target."""
+    name = check.counter
+    if name is None or any(d.kind == "target" for d in loop.reaching(name, check.read_at(check.guard.assume))):
+        return []
+    updates = [a for a in loop.assignments if a.target == name]
+    if not updates:
+        return []
+    for update in updates:
+        if update.depth != 0:
+            return []
+        if windows.is_increment(update) and loop.in_branch(update, check):
+            continue
+        if update.operator == "+=" and check.flag is not None and _is_flag(update.value, check.flag):
+            continue
+        return []
+    return updates
+
+
+def _is_flag(value, flag: str) -> bool:
+    """`should_step`, `int(should_step)`."""
+    if isinstance(value, cst.Call) and dotted_name(value.func) == "int" and len(value.args) == 1:
+        value = value.args[0].value
+    return dotted_name(value) == flag
+
+
+def _stuck_run(loop, step, check):
+    """The run of a window whose counter advances only on steps, from its start before the loop."""
+    start = int_value(loop.known_value(check.counter)) if check.counter else None
+    if start is None:
+        return None
+    return loop.run_on_steps(check, start)

@@ -76,7 +76,7 @@ class RetainGraphLeak(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            for backward in loop.backwards:
+            for backward in (b for b in loop.backwards if b.via is None):
                 if backward.retain_graph is None or backward.create_graph or backward.loss is None:
                     continue
                 if _later_backward(loop, backward) or not _graph_built_in_iteration(loop, backward):
@@ -210,7 +210,7 @@ for x, y in loader:
 
 def _later_backward(loop: TrainingLoop, backward: BackwardSite) -> bool:
     """Another backward or grad call could still go through this graph in the iteration."""
-    for other in loop.backwards:
+    for other in (b for b in loop.backwards if b.via is None):
         if other is backward:
             continue
         if loop.precedes(backward, other) or (backward.depth > 0 and other.depth >= backward.depth):

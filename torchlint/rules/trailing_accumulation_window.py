@@ -92,7 +92,7 @@ class TrailingAccumulationWindow(Rule):
                     continue
                 iterable = counter.iterable
                 count = context.code(check.count)
-                condition = check.guard.test
+                condition = check.condition
                 # Where the left-over gradients go: into the next epoch's first window, or thrown away by a
                 # reset before the loop (`train_one_epoch` starting with `optimizer.zero_grad()`).
                 fate = ("are thrown away by the reset before the loop" if _reset_before(loop, step.receiver)
@@ -314,15 +314,16 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 continue
             if counter.source not in ("enumerate", "range") or counter.endless:
                 continue
-            first = loop.first_value(counter, step)
+            first = loop.first_value(counter, check.read_at(step))
             if first is None:
                 continue
             first += check.offset + (1 if check.remainder == "last" else 0)
             if first not in (0, 1, 2):
                 continue
-            if _mentions_end(check.guard.test, counter) or any(
+            tests = (check.guard.test,) if check.held is None else (check.guard.test, check.held)
+            if any(_mentions_end(test, counter) for test in tests) or any(
                 _mentions_end(part, counter)
-                for other in _other_operands(check.guard.test, check.expression)
+                for test in tests for other in _other_operands(test, check.expression)
                 for part in _expanded(loop, other, step)
             ):
                 continue

@@ -16,6 +16,7 @@ that graph, never of source order.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
@@ -25,6 +26,7 @@ from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
 from torchlint.flow.cfg import block_of
 from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional
 from torchlint.training import graph, roles, windows
+from torchlint.training.calls import Functions, Scope
 from torchlint.training.origin import LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
@@ -60,6 +62,7 @@ class TrainingLoop:
     scheduled_optimizers: Tuple[Tuple[str, str], ...] = ()  # scheduler -> the optimizer it was built on
     top_statement: Optional[cst.CSTNode] = None  # the module-level statement that holds the loop
     names: Optional[ModuleNames] = field(default=None, compare=False)
+    functions: Optional[Functions] = field(default=None, compare=False, repr=False)  # the file's, `training.calls`
     memo: Dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)  # answers asked again
 
     def _remember(self, key: tuple, compute):
@@ -123,6 +126,12 @@ class TrainingLoop:
         return tuple(b for b in self.backwards if b.depth == 0 and b.kind != "grad")
 
     @property
+    def own_backwards(self) -> Tuple[BackwardSite, ...]:
+        """The loop's backwards written in its own body, not run by a function it calls: the ones whose
+        loss can be followed through the loop's own variables."""
+        return tuple(b for b in self.loop_backwards if b.via is None)
+
+    @property
     def optimizer_steps(self) -> Tuple[StepSite, ...]:
         return tuple(s for s in self.steps if s.receiver in self.optimizer_names)
 
@@ -158,7 +167,8 @@ class TrainingLoop:
     def _accumulation_checks(self, site: Site) -> Tuple[AccumulationCheck, ...]:
         checks = []
         for guard in site.guards:
-            for check in windows.checks_in(guard.test, guard, not guard.negated):
+            flag = functools.partial(self._flag, guard.assume)
+            for check in windows.checks_in(guard.test, guard, not guard.negated, flag):
                 if check.counter is not None and site.depth and self._inner_counter(check):
                     continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
@@ -169,6 +179,16 @@ class TrainingLoop:
                     continue
                 checks.append(check)
         return tuple(checks)
+
+    def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
+        """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
+        one plain assignment in this iteration, on every path to `node`."""
+        if node < 0:
+            return None
+        found = self.reaching(name, node)
+        if len(found) != 1 or found[0].kind != "assign" or found[0].unpacked or found[0].value is None:
+            return None
+        return found[0].value, found[0].node
 
     def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
         checks = self.accumulation_checks(site)
@@ -197,7 +217,7 @@ class TrainingLoop:
         """The counter the check reads is the target of a loop nested in this one."""
         return any(
             definition.kind == "target" and isinstance(definition.syntax, cst.For) and definition.syntax is not self.node
-            for definition in self.reaching(check.counter, check.guard.assume)
+            for definition in self.reaching(check.counter, check.read_at(check.guard.assume))
         )
 
     def _restarts(self, check: AccumulationCheck) -> bool:
@@ -218,7 +238,8 @@ class TrainingLoop:
         for backward in self.loop_backwards:
             if self.in_branch(backward, check):
                 # Only a loss summed over the window (`loss = loss + l`) spans iterations here.
-                if backward.loss_name is not None and self.accumulator(backward.loss_name) is not None:
+                if backward.via is None and backward.loss_name is not None \
+                        and self.accumulator(backward.loss_name) is not None:
                     found.append(backward)
             elif not self._applied_elsewhere(backward, step):
                 found.append(backward)
@@ -334,7 +355,11 @@ class TrainingLoop:
         return seen
 
     def origin(self, expression: cst.BaseExpression, use: Site, names: ModuleNames) -> LossOrigin:
-        """Trace a loss expression used at `use` back through the loop body to its criterion."""
+        """Trace a loss expression used at `use` back through the loop body to its criterion (for a site
+        a called function runs, through that function's body)."""
+        if use.via is not None:
+            scope = Scope(use.via.function, use.via.flow, self.functions)
+            return OriginTracer(scope, names).trace(expression, use.via.node)
         return OriginTracer(self, names).trace(expression, use.point[0])
 
     def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
@@ -411,10 +436,20 @@ class TrainingLoop:
     def run_of(self, step: Site, check: AccumulationCheck) -> Optional[Run]:
         """When `step` runs under `check` on a concrete run (`torchlint.training.timeline`)."""
         counter = self.counter(check.counter)
-        first = self.first_value(counter, step) if counter is not None else None
+        first = self.first_value(counter, check.read_at(step)) if counter is not None else None
         if first is None or self.names is None:
             return None
         return simulate(check, counter, first, self.names, self.known_value)
+
+    def run_on_steps(self, check: AccumulationCheck, start: int) -> Optional[Run]:
+        """The run of a window whose counter starts at `start` and advances only when the step runs; the
+        micro-batches are numbered by the loop's own counter (`enumerate(loader)`), when it has one."""
+        header = next((c for c in self.counters if c.source != "manual"), None)
+        counted = LoopCounter(check.counter or "", start, "manual", None, None,
+                              header.iterable if header is not None else None)
+        if self.names is None:
+            return None
+        return simulate(check, counted, start, self.names, self.known_value, on_step=True)
 
     @property
     def first_body_statement(self) -> Optional[cst.CSTNode]:
@@ -465,7 +500,7 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 
 def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
     """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
-    finder = _LoopFinder(names, walrus=source is None or ":=" in source)
+    finder = _LoopFinder(module, names, walrus=source is None or ":=" in source)
     finder.walk(block_of(module), (), None, None, module)
     return finder.loops
 
@@ -489,7 +524,9 @@ def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 class _LoopFinder:
-    def __init__(self, names: ModuleNames, walrus: bool = True) -> None:
+    def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True) -> None:
+        self.module = module
+        self._functions: Optional[Functions] = None
         self.names = names
         self.walrus = walrus
         self.loops: List[TrainingLoop] = []
@@ -500,7 +537,7 @@ class _LoopFinder:
         for index, statement in enumerate(statements):
             here = chain + ((statements, index),)
             top_here = top if top is not None else statement
-            if isinstance(statement, (cst.For, cst.While)) and _calls_backward_directly(statement, self.names):
+            if isinstance(statement, (cst.For, cst.While)) and self._trains(statement, function):
                 self.loops.append(self._build(statement, function, class_def, here, owner, top_here))
             if isinstance(statement, cst.FunctionDef):
                 self.walk(block_of(statement), (), statement, class_def, statement, top_here)
@@ -513,6 +550,19 @@ class _LoopFinder:
                     else:
                         self.walk((block_owner,), here, function, class_def, owner, top_here)
 
+    def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
+        """A backward in the loop's body, or in a function of this file it calls (`training.calls`)."""
+        calls: List[cst.Call] = []
+        if _calls_backward_directly(loop, self.names, calls):
+            return True
+        return bool(calls) and any(self.functions.has_work(call, function) for call in calls)
+
+    @property
+    def functions(self) -> Functions:
+        if self._functions is None:
+            self._functions = Functions(self.module, self.names, self.walrus)
+        return self._functions
+
     def _flow(self, owner: cst.CSTNode) -> FunctionFlow:
         flow = self._flows.get(id(owner))
         if flow is None:
@@ -524,12 +574,13 @@ class _LoopFinder:
         flow = self._flow(owner)
         region = flow.graph.region(loop)
         iteration = flow.iteration(region)
-        found = SiteCollector(self.names, flow.graph, region, iteration, function).collect()
+        found = SiteCollector(self.names, flow.graph, region, iteration, function, self.functions).collect()
         draft = TrainingLoop(
             node=loop, function=function, class_def=class_def, enclosing=enclosing, flow=flow, iteration=iteration,
             backwards=tuple(found.backwards), steps=tuple(found.steps), resets=tuple(found.resets),
             scalings=tuple(found.scalings), calls=tuple(found.calls), assignments=tuple(found.assignments),
             outer_contexts=flow.graph.nodes[region.head].contexts, top_statement=top, names=self.names,
+            functions=self.functions,
         )
         names = self.names
         receivers = {step.receiver for step in draft.steps}
@@ -570,14 +621,17 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
     return counters
 
 
-def _calls_backward_directly(loop: Loop, names: ModuleNames) -> bool:
-    """A backward call in the loop's body, looking through `if`/`with`/`try`, not nested loops or functions."""
+def _calls_backward_directly(loop: Loop, names: ModuleNames, calls: List[cst.Call]) -> bool:
+    """A backward call in the loop's body, looking through `if`/`with`/`try`, not nested loops or functions;
+    the other calls met on the way are added to `calls`."""
     stack: List = list(block_of(loop))
     while stack:
         statement = stack.pop()
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            if any(roles.classify_backward(call, names) is not None for call in calls_in(statement)):
-                return True
+            for call in calls_in(statement):
+                if roles.classify_backward(call, names) is not None:
+                    return True
+                calls.append(call)
         elif isinstance(statement, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
             continue
         else:

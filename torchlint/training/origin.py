@@ -175,7 +175,34 @@ class OriginTracer:
                         reductions.add(reduction(value))
             if reductions:
                 return LossOrigin(reductions=frozenset(reductions), sources=(callee,))
+            returned = self._returned(callee, depth)
+            if returned is not None:
+                return returned
         return LossOrigin(reductions=frozenset({"unknown"}), sources=(callee or "a call",))
+
+    def _returned(self, callee: str, depth: int) -> Optional[LossOrigin]:
+        """What a function of this file returns (`compute_loss(model, batch)`), traced in its own body: divided
+        only if every `return` is."""
+        functions = getattr(self.loop, "functions", None)
+        function = functions.by_name(callee) if functions is not None else None
+        if function is None or id(function) in self._active:
+            return None
+        from torchlint.training.calls import Scope
+
+        returns = functions.returns(function)
+        if not returns:
+            return None
+        self._active.add(id(function))
+        try:
+            inner = OriginTracer(Scope(function, functions.flow(function), functions), self.names)
+            inner._active = self._active
+            result: Optional[LossOrigin] = None
+            for value, node in returns:
+                traced = inner.trace(value, node, depth)
+                result = traced if result is None else result.either(traced)
+        finally:
+            self._active.discard(id(function))
+        return result
 
     def _name(self, name: str, at: int, depth: int) -> LossOrigin:
         definitions = self.loop.reaching(name, at)

@@ -12,7 +12,7 @@ that from the graph.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -21,6 +21,9 @@ from torchlint.flow.cfg import DEF, STATEMENT, Node, block_of
 from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional
 from torchlint.training import roles
 from torchlint.walk import calls_in
+
+if TYPE_CHECKING:
+    from torchlint.training.calls import Functions, Via
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class Site:
     contexts: Tuple[cst.BaseExpression, ...]  # `with` items between loop and site
     depth: int  # nested loops between the training loop and the site
     point: Tuple[int, int] = (-1, 0)  # (control-flow node, rank within it)
+    via: Optional["Via"] = None  # run by a function the loop calls: where the site really is (`training.calls`)
 
     @property
     def on_own_line(self) -> bool:
@@ -153,8 +157,9 @@ class SiteCollector:
     """Walks the nodes of one loop region in source order and records what happens there."""
 
     def __init__(self, names: ModuleNames, graph: ControlFlowGraph, region: LoopRegion, iteration: Iteration,
-                 function: Optional[cst.FunctionDef]) -> None:
+                 function: Optional[cst.FunctionDef], functions: Optional["Functions"] = None) -> None:
         self.names = names
+        self.functions = functions
         self.graph = graph
         self.region = region
         self.iteration = iteration
@@ -266,6 +271,8 @@ class SiteCollector:
         func = call.func
         callee = dotted_name(func)
         self.found.calls.append(CallSite(self._next(), syntax, callee=callee, **common))
+        if self.functions is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+            self._inline(call, common)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = dotted_name(func.value)
@@ -292,6 +299,31 @@ class SiteCollector:
                                                kind="helper" if always else "helper-maybe", **common))
         if scales:
             self.found.scalings.append(ScaleSite(self._next(), syntax, **common))
+
+    def _inline(self, call: cst.Call, common: dict) -> None:
+        """The backwards and steps a function of this file runs when the loop calls it, at the call."""
+        for inner, via in self.functions.inlined(call, self.function):
+            here = {**common, "statement": inner.statement, "via": via}
+            backward = roles.classify_backward(inner.call, self.names)
+            if backward is not None:
+                kind, loss, receiver = backward
+                self.found.backwards.append(BackwardSite(
+                    self._next(), inner.call, loss=loss, kind=kind,
+                    retain_graph=roles.retain_graph_arg(inner.call, kind),
+                    create_graph=is_true(keyword(inner.call, "create_graph")), receiver=via.rename(receiver), **here))
+                continue
+            func = inner.call.func
+            receiver = via.rename(dotted_name(func.value)) if isinstance(func, cst.Attribute) else None
+            if receiver is None:
+                continue
+            scaled = positional(inner.call, 0)
+            if scaled is not None and roles.is_scaler(receiver, self.names):
+                optimizer = via.rename(dotted_name(scaled))
+                if optimizer:
+                    self.found.steps.append(StepSite(self._next(), inner.call, receiver=optimizer, via_scaler=True,
+                                                     **here))
+            else:
+                self.found.steps.append(StepSite(self._next(), inner.call, receiver=receiver, **here))
 
     def _helper(self, callee: Optional[str]) -> Tuple[bool, bool, bool]:
         """What the functions of this file that `callee` may run do to gradients: (they reset, one always

@@ -4,8 +4,9 @@ The step's window condition (`i % N == 0`, `(i + 1) % N == 0 or i + 1 == len(loa
 `if i % N != 0: continue`) is evaluated for each micro-batch of a run, with the counter's real
 start and the values the code gives: `N` when it is a number in the code (or a constant before
 the loop), the number of micro-batches when the iterable's length is known. Otherwise the run
-uses stated example values (N = 4, 10 micro-batches), and says so. A condition that reads
-anything else (a flag, a name the loop computes) is not simulated: no timeline then.
+uses stated example values (N = 4, 10 micro-batches), and says so. A flag the `if` tests
+(`if not is_accumulating:`) is evaluated from the condition assigned to it; a condition that
+reads anything else (a name the loop computes otherwise) is not simulated: no timeline then.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ def listing(numbers: Tuple[int, ...], most: int = 6) -> str:
 
 
 def simulate(check: AccumulationCheck, counter: LoopCounter, first: int, names: ModuleNames,
-             known: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[Run]:
-    """The run of `check`'s condition, `first` being the counter's value on the first micro-batch."""
+             known: Callable[[str], Optional[cst.BaseExpression]], on_step: bool = False) -> Optional[Run]:
+    """The run of `check`'s condition, `first` being the counter's value on the first micro-batch;
+    `on_step`: the counter advances only when the step runs (`global_step += 1` in its branch)."""
     if check.kind != "modulo" or counter.endless:
         return None
     count = int_value(check.count)
@@ -102,13 +104,20 @@ def simulate(check: AccumulationCheck, counter: LoopCounter, first: int, names: 
     if isinstance(check.count, (cst.Name, cst.Attribute)):
         bindings[count_code] = count
     steps: List[int] = []
+    value = first
     for index in range(length):
-        bindings[counter.name] = first + index
+        bindings[check.counter if on_step else counter.name] = value if on_step else first + index
+        if check.flag is not None:  # `if not is_accumulating:`, `is_accumulating = i % N != 0`
+            bindings.pop(check.flag, None)
+            held = _evaluate(check.held, bindings, length)
+            if held is not None:
+                bindings[check.flag] = held
         holds = _evaluate(check.guard.test, bindings, length)
         if holds is None:
             return None
         if bool(holds) != check.guard.negated:
             steps.append(index + 1)
+            value += 1
     return Run(count, length, tuple(steps), count_text, length_text)
 
 

@@ -4,13 +4,16 @@ A counter is the `i` of `enumerate(loader)`, of `range(...)`, of
 `itertools.count()`, or a name incremented by one on every iteration
 (`micro += 1`). A window condition lets the step through once every N
 micro-batches: `(i + 1) % N == 0`, `i % N == N - 1`, `not i % N`,
-`micro == N`; or, negated, `if i % N != 0: continue`.
+`micro == N`; or, negated, `if i % N != 0: continue`. The condition may be
+held in a name assigned in the iteration (`is_accumulating = i % N != 0`
+... `if not is_accumulating:`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Tuple
 
 import libcst as cst
 
@@ -56,19 +59,44 @@ class AccumulationCheck:
     remainder: str  # zero | last | other | count
     guard: Guard
     negated: bool = False
+    held_at: int = -1  # the control-flow node of `flag = i % N != 0` when the `if` tests `flag`
+    held: Optional[cst.BaseExpression] = None  # the condition the flag holds, `i % N != 0`
+    flag: Optional[str] = None  # `is_accumulating`
+
+    @property
+    def condition(self) -> cst.BaseExpression:
+        """The whole condition the check is part of: the `if`'s test, or what its flag holds."""
+        return self.held if self.held is not None else self.guard.test
+
+    def read_at(self, fallback):
+        """Where the counter is read: the flag's assignment, else `fallback` (the guarded site)."""
+        return self.held_at if self.held_at >= 0 else fallback
 
 
-def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True) -> Iterable[AccumulationCheck]:
-    """Window conditions in `test`; `holds` is False when the step runs where `test` is false."""
+# A name tested by an `if` -> the condition it holds and the node that assigns it, when one
+# assignment in the iteration gives it its value on every path.
+Resolver = Callable[[str], Optional[Tuple[cst.BaseExpression, int]]]
+
+
+def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
+              resolve: Optional[Resolver] = None) -> Iterable[AccumulationCheck]:
+    """Window conditions in `test`; `holds` is False when the step runs where `test` is false. `resolve`
+    reads a flag (`if not is_accumulating:`) as the condition assigned to it (once, not through flags)."""
     if isinstance(test, cst.BooleanOperation):
-        yield from checks_in(test.left, guard, holds)
-        yield from checks_in(test.right, guard, holds)
+        yield from checks_in(test.left, guard, holds, resolve)
+        yield from checks_in(test.right, guard, holds, resolve)
         return
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         if _is_modulo(test.expression) and holds:
             yield _modulo_check(test, test.expression, "zero", guard)
         else:
-            yield from checks_in(test.expression, guard, not holds)
+            yield from checks_in(test.expression, guard, not holds, resolve)
+        return
+    if isinstance(test, cst.Name) and resolve is not None:
+        held = resolve(test.value)
+        if held is not None:
+            for check in checks_in(held[0], guard, holds):
+                yield dataclasses.replace(check, held_at=held[1], held=held[0], flag=test.value)
         return
     if _is_modulo(test) and not holds:  # `if i % N: continue` steps when `i % N == 0`
         yield _modulo_check(test, test, "zero", guard, negated=True)
@@ -164,6 +192,10 @@ def header_counter(loop: cst.For, names: ModuleNames,
     if isinstance(iterable, cst.Name):
         # `pbar = tqdm(enumerate(loader), total=len(loader))` then `for i, batch in pbar:`.
         before = earlier(iterable.value)
+        if isinstance(before, cst.IfExp):
+            # `tqdm(enumerate(loader)) if rank == 0 else enumerate(loader)`: the same counter either way.
+            body, orelse = unwrap(before.body), unwrap(before.orelse)
+            before = body if body.deep_equals(orelse) else None
         if before is not None:
             iterable = unwrap(before)
     if not isinstance(iterable, cst.Call):

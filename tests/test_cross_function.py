@@ -1,0 +1,66 @@
+"""Loops that span functions (`torchlint.training.calls`), and window conditions held in a flag or in a
+counter that only advances on a step: what a user sees."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "tests" / "corpus"
+
+
+def run(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "torchlint", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def findings(path: Path):
+    result = run(path, "--output-format", "json", "--no-cache")
+    return json.loads(result.stdout)
+
+
+def test_a_backward_in_a_method_is_reported_where_it_is_and_says_which_loop_calls_it():
+    (finding,) = findings(CORPUS / "tl003_bug_method_training_step.py")
+    assert (finding["code"], finding["line"]) == ("TL003", 17)
+    assert "`training_step()` runs this on every call; the loop in `fit()` calls it at line 23" in finding["message"]
+    # The fix would edit `training_step` for its caller's loop: it is not offered.
+    assert finding["fix"] is None
+    assert "steps after micro-batches 4, 8" in finding["timeline"]
+
+
+def test_a_finding_in_the_loop_says_where_the_backward_runs(tmp_path):
+    (finding,) = findings(CORPUS / "tl004_bug_counter_advances_on_step_method.py")
+    assert "`loss.backward()` runs in `training_step()` (line 16), called at line 21." in finding["message"]
+
+
+def test_fix_leaves_a_called_function_alone(tmp_path):
+    target = tmp_path / "trainer.py"
+    source = (CORPUS / "tl003_bug_method_training_step.py").read_text(encoding="utf-8")
+    target.write_text(source, encoding="utf-8")
+    result = run("--fix", "--unsafe-fixes", target, "--no-cache")
+    assert result.returncode == 1
+    assert target.read_text(encoding="utf-8") == source
+
+
+def test_a_helper_that_divides_its_returned_loss_is_quiet():
+    assert findings(CORPUS / "tl003_trap_helper_compute_loss_divides.py") == []
+
+
+def test_a_step_flag_shows_its_timeline_and_names_the_flag():
+    codes = {f["code"]: f for f in findings(CORPUS / "tl004_bug_step_flag.py")}
+    assert set(codes) == {"TL004", "TL010"}
+    assert "runs when `not is_accumulating` (`is_accumulating = i % (batch_size // micro_batch_size) != 0`)" \
+        in codes["TL004"]["message"]
+    (undivided,) = findings(CORPUS / "tl003_bug_step_flag_undivided.py")  # `if sync_now:`, a 1-based flag
+    assert "steps after micro-batches 4, 8, 10 — windows of 4, 4, 2" in undivided["timeline"]
+
+
+def test_a_counter_of_steps_stops_the_steps_and_the_timeline_shows_it():
+    (finding,) = findings(CORPUS / "tl004_bug_counter_advances_on_step.py")
+    assert "`global_step` advances only when it steps (`global_step += int(should_step)`, line 18)" \
+        in finding["message"]
+    assert "steps after micro-batches 1 — windows of 1 (+9 left over)" in finding["timeline"]
+    assert finding["fix"] is None
