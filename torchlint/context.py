@@ -143,9 +143,19 @@ class FileContext:
         """For a finding that spans functions, where its other half lives: said at a called function's
         line, where the loop that calls it is; said in the loop, which function runs its backward or step."""
         crossings = self._crossings()
-        if not crossings:
+        frameworks = [loop for loop in self.loops if loop.framework is not None]
+        if not crossings and not frameworks:
             return None
         line, _, end_line, _ = self.span(node)
+        inner = any(loop.framework is None and self.span(loop.node)[0] <= line <= self.span(loop.node)[2]
+                    for loop in self.loops) if frameworks else False
+        for loop in frameworks if not inner else ():
+            start, _, end, _ = self.span(loop.function)
+            if start <= line <= end:
+                name = loop.function.name.value
+                caller = ("Ignite's `Engine` calls it once per iteration" if loop.framework == "ignite" else
+                          "Lightning calls it once per batch under manual optimisation")
+                return f"(`{name}()` is the loop's body here: {caller}.)"
         for site, (first, last) in crossings:
             if first <= line <= last:
                 via = site.via
@@ -153,6 +163,8 @@ class FileContext:
                 return (f"`{via.name}()` runs this on every call; {caller} calls it at line "
                         f"{self.span(via.call)[0]}, once per iteration.")
         for loop in self.loops:
+            if loop.framework is not None:
+                continue
             start, _, end, _ = self.span(loop.node)
             if not start <= line <= end:
                 continue

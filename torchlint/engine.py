@@ -368,8 +368,9 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
                 pending.extend(inner)
         for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
             pending.extend(part.body)
+    updates = _update_functions(functions, names, text)
     if not loops:
-        return []
+        return updates
     words = _LOOP_WORDS if len(names) == 2 else re.compile(
         r"backward\b|\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
     lines = text.split("\n") if "\r" not in text else [line.rstrip("\r\n") for line in split_lines(text)]
@@ -380,6 +381,21 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and any(
             isinstance(node, ast.Call) and _called_name(node) in helpers for node in ast.walk(loop))]
+    return found + updates
+
+
+def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[ast.stmt]:
+    """Functions a framework calls once per iteration that run a backward (`training.loop.update_functions`):
+    Ignite's `Engine(update_fn)`, Lightning's `training_step` under manual optimisation."""
+    if "Engine" not in text and "automatic_optimization" not in text:
+        return []
+    found = []
+    for function in functions:
+        name = function.name
+        handed = re.search(r"Engine\(\s*(?:process_function\s*=\s*)?" + re.escape(name) + r"\b", text)
+        manual = name == "training_step" and "automatic_optimization" in text
+        if (handed or manual) and any(_may_be_backward(node, names) for node in ast.walk(function)):
+            found.append(function)
     return found
 
 

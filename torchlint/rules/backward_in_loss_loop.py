@@ -65,7 +65,7 @@ class BackwardInLossLoop(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
-            for backward in loop.own_backwards:
+            for backward in (loop.own_backwards if loop.framework is None else ()):
                 name = backward.loss_name
                 accumulation = loop.backward_on_accumulator(backward)
                 if accumulation is None:

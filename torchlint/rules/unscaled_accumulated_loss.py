@@ -74,7 +74,10 @@ import libcst as cst
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, Fix
 from torchlint.rules import Example, Finding, Rule
+from torchlint.names import dotted_name, int_value
 from torchlint.training import AccumulationCheck, BackwardSite, LossOrigin, StepSite, TrainingLoop
+from torchlint.training.roles import is_optimizer
+from torchlint.walk import calls_in, preorder
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
 
@@ -104,6 +107,34 @@ class UnscaledAccumulatedLoss(Rule):
                     else:
                         finding = self._finding(context, backward, step, check, origin)
                         yield replace(finding, timeline=_timeline(loop, step, check))
+            yield from self._sliced(context, loop)
+
+    def _sliced(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """Micro-batches cut from the batch inside the loop (`for s in range(0, len(x), m)`, `x.chunk(k)`),
+        a backward per slice and one optimizer step after the loop: a mean loss per slice must be
+        divided by the number of slices."""
+        slices = _slices_of(context, loop)
+        if slices is None or loop.optimizer_steps or any(r.kind != "helper-maybe" for r in loop.resets):
+            return
+        step = _step_after(context, loop)
+        if step is None:
+            return
+        batch, count = slices
+        for backward in loop.own_backwards:
+            if backward.loss is None or _framework_scales(context, loop, backward):
+                continue
+            origin = loop.origin(backward.loss, backward, context.names)
+            if origin.divided or not origin.is_mean or origin.weighted:
+                continue
+            loss = context.code(backward.loss)
+            source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+            message = (
+                f"`{loss}` is a mean over each slice of `{batch}`{source} but is not divided by the number of "
+                f"slices ({count}) before `backward()`: the slices' gradients are summed and "
+                f"`{context.code(step)}` after the loop applies that many times the batch's mean gradient. "
+                f"Divide `{loss}` by the number of slices (or by the batch size, with `reduction='sum'`)."
+            )
+            yield Finding(backward.node, message)
 
     @staticmethod
     def _unweighted(context, backward, step, normalised, origin) -> Finding:
@@ -390,3 +421,66 @@ def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> O
     sums = ", ".join(f"{size}×" for size in run.windows[:6]) + (", …" if len(run.windows) > 6 else "")
     return run.lines(f"each loss divided by {run.count}, so each step applies its window's mean gradient "
                      f"(undivided: {sums} a micro-batch's)")
+
+
+def _slices_of(context: FileContext, loop: TrainingLoop) -> Optional[Tuple[str, str]]:
+    """(`inputs`, how many slices) when the loop walks slices of one batch: `for start in range(0,
+    len(inputs), m)` reading `inputs[start:...]`, or `x.chunk(k)`/`x.split(m)`/`torch.chunk(x, k)`
+    (also zipped)."""
+    node = loop.node
+    if not isinstance(node, cst.For):
+        return None
+    iterable = node.iter
+    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" and len(iterable.args) == 3:
+        first, stop, size = (arg.value for arg in iterable.args)
+        target = dotted_name(node.target)
+        if int_value(first) != 0 or target is None or not isinstance(stop, cst.Call) \
+                or dotted_name(stop.func) != "len" or len(stop.args) != 1:
+            return None
+        batch = context.code(stop.args[0].value)
+        sliced = any(isinstance(part, cst.Subscript) and context.code(part.value) == batch
+                     and any(isinstance(element.slice, cst.Slice) and _mentions(element.slice, target)
+                             for element in part.slice)
+                     for part in preorder(node.body))
+        return (batch, f"`ceil(len({batch}) / {context.code(size)})`") if sliced else None
+    parts = list(iterable.args) if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "zip" \
+        else [cst.Arg(iterable)]
+    for arg in parts[:1]:
+        value = arg.value
+        if not isinstance(value, cst.Call):
+            return None
+        qualified = context.names.callee(value) or ""
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in ("chunk", "split") and value.args \
+                and not qualified.startswith("torch.") or qualified in ("torch.chunk", "torch.split"):
+            method = value.func.attr.value if isinstance(value.func, cst.Attribute) else qualified[6:]
+            tensor = value.func.value if qualified not in ("torch.chunk", "torch.split") else value.args[0].value
+            amount = value.args[0 if qualified not in ("torch.chunk", "torch.split") else 1].value \
+                if len(value.args) > (0 if qualified not in ("torch.chunk", "torch.split") else 1) else None
+            if amount is None or isinstance(amount, (cst.List, cst.Tuple)):
+                return None
+            count = f"`{context.code(amount)}`" if method == "chunk" else \
+                f"`ceil(len({context.code(tensor)}) / {context.code(amount)})`"
+            return context.code(tensor), count
+    return None
+
+
+def _step_after(context: FileContext, loop: TrainingLoop) -> Optional[cst.Call]:
+    """The optimizer's `step()` among the statements right after the loop, before any other loop."""
+    for statement in loop.statements_after():
+        if not isinstance(statement, cst.SimpleStatementLine):
+            if isinstance(statement, (cst.For, cst.While)):
+                return None
+            continue
+        for call in calls_in(statement):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "step":
+                receiver = dotted_name(func.value)
+                if receiver and is_optimizer(receiver, context.names, (), ()):
+                    return call
+            if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+                return None
+    return None
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(part, cst.Name) and part.value == name for part in preorder(node))

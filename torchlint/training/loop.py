@@ -16,6 +16,7 @@ that graph, never of source order.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
@@ -63,6 +64,8 @@ class TrainingLoop:
     top_statement: Optional[cst.CSTNode] = None  # the module-level statement that holds the loop
     names: Optional[ModuleNames] = field(default=None, compare=False)
     functions: Optional[Functions] = field(default=None, compare=False, repr=False)  # the file's, `training.calls`
+    framework: Optional[str] = None  # `ignite`/`lightning`: a function a framework calls once per iteration,
+    # seen as the body of a loop (`node` is then a `while True:` around its body, made for the analysis)
     memo: Dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)  # answers asked again
 
     def _remember(self, key: tuple, compute):
@@ -500,7 +503,7 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 
 def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
     """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
-    finder = _LoopFinder(module, names, walrus=source is None or ":=" in source)
+    finder = _LoopFinder(module, names, walrus=source is None or ":=" in source, source=source)
     finder.walk(block_of(module), (), None, None, module)
     return finder.loops
 
@@ -524,13 +527,15 @@ def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 class _LoopFinder:
-    def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True) -> None:
+    def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True,
+                 source: Optional[str] = None) -> None:
         self.module = module
         self._functions: Optional[Functions] = None
         self.names = names
         self.walrus = walrus
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
+        self._updates: Dict[int, str] = update_functions(module, names, source)
 
     def walk(self, statements: Block, chain: Tuple[Tuple[Block, int], ...], function: Optional[cst.FunctionDef],
              class_def: Optional[cst.ClassDef], owner: cst.CSTNode, top: Optional[cst.CSTNode] = None) -> None:
@@ -540,6 +545,9 @@ class _LoopFinder:
             if isinstance(statement, (cst.For, cst.While)) and self._trains(statement, function):
                 self.loops.append(self._build(statement, function, class_def, here, owner, top_here))
             if isinstance(statement, cst.FunctionDef):
+                framework = self._updates.get(id(statement))
+                if framework is not None and _calls_backward_directly(statement, self.names, []):
+                    self.loops.append(self._update_loop(statement, class_def, top_here, framework))
                 self.walk(block_of(statement), (), statement, class_def, statement, top_here)
             elif isinstance(statement, cst.ClassDef):
                 self.walk(block_of(statement), (), None, statement, statement, top_here)
@@ -549,6 +557,23 @@ class _LoopFinder:
                         self.walk(block_of(block_owner), here, function, class_def, owner, top_here)
                     else:
                         self.walk((block_owner,), here, function, class_def, owner, top_here)
+
+    def _update_loop(self, function: cst.FunctionDef, class_def: Optional[cst.ClassDef], top: cst.CSTNode,
+                     framework: str) -> TrainingLoop:
+        """A framework's update function as the body of a loop: `while True:` around its statements (the
+        same nodes), in a copy of the function that holds only that loop."""
+        loop = cst.While(test=cst.Name("True"), body=function.body)
+        owner = function.with_changes(body=cst.IndentedBlock(body=[loop]))
+        built = self._build(loop, function, class_def, (), owner, top)
+        # What nested loops do is theirs (each is a training loop of its own when it backpropagates).
+        kept = {name: tuple(site for site in getattr(built, name) if site.depth == 0)
+                for name in ("backwards", "steps", "resets", "scalings", "calls", "assignments")}
+        built = dataclasses.replace(built, **kept)
+        counters = built.counters
+        index = _batch_index(function) if framework == "lightning" else None
+        if index is not None and all(c.name != index for c in counters):
+            counters = (LoopCounter(index, 0, "framework"),) + counters  # Lightning's `batch_idx` starts at 0
+        return dataclasses.replace(built, framework=framework, counters=counters)
 
     def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
         """A backward in the loop's body, or in a function of this file it calls (`training.calls`)."""
@@ -647,3 +672,41 @@ def uses_attribute_of(node: cst.CSTNode, name: str) -> bool:
     """`name.anything` somewhere in `node`."""
     return any(isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) and part.value.value == name
                for part in preorder(node))
+
+
+_ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
+                      "ignite.engine.deterministic.DeterministicEngine"})
+
+
+def update_functions(module: cst.Module, names: ModuleNames, source: Optional[str]) -> Dict[int, str]:
+    """The functions a framework calls once per training iteration, by id: the process function handed to
+    an Ignite `Engine(update_fn)`, and `training_step` of a class that turns Lightning's automatic
+    optimisation off (`self.automatic_optimization = False`)."""
+    found: Dict[int, str] = {}
+    if source is not None and "Engine" not in source and "automatic_optimization" not in source:
+        return found
+    for part in preorder(module):
+        if isinstance(part, cst.Call) and names.callee(part) in _ENGINES:
+            handed = positional(part, 0) or keyword(part, "process_function")
+            candidates = names.functions.get(handed.value, []) if isinstance(handed, cst.Name) else []
+            if len(candidates) == 1:
+                found[id(candidates[0])] = "ignite"
+        elif isinstance(part, cst.ClassDef) and _manual_optimisation(part):
+            for statement in block_of(part):
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == "training_step":
+                    found[id(statement)] = "lightning"
+    return found
+
+
+def _manual_optimisation(class_def: cst.ClassDef) -> bool:
+    for part in preorder(class_def):
+        if isinstance(part, cst.Assign) and isinstance(part.value, cst.Name) and part.value.value == "False" and any(
+                dotted_name(target.target) == "self.automatic_optimization" for target in part.targets):
+            return True
+    return False
+
+
+def _batch_index(function: cst.FunctionDef) -> Optional[str]:
+    """`batch_idx` in `training_step(self, batch, batch_idx)`."""
+    parameters = [p.name.value for p in function.params.params]
+    return parameters[2] if len(parameters) >= 3 and parameters[0] == "self" else None
