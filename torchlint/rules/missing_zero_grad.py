@@ -11,6 +11,13 @@ does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
 `optimizerG = Adam(netG.parameters())`.
 
+The loop may be spread over functions of the same file: a `train_step(model,
+batch, optimizer)` that backpropagates and steps, called by the loop (the
+finding is at its step, and says which loop calls it). A framework's update
+function is a loop body too: the process function handed to Ignite's
+`Engine(update_fn)`, and Lightning's `training_step` under manual
+optimisation (`self.automatic_optimization = False`).
+
 ## Why is this bad?
 
 `backward()` adds into `.grad`; it never overwrites it. Without a reset in

@@ -10,6 +10,17 @@ loop) when it is `i % N == 0` (also `not i % N`, `i % N == 0 and i > 0`,
 a counter set to 0 before the loop and incremented *after* the check. Also
 flags the mirror bug, `(i + 1) % N == 0` where `i` starts at 1
 (`enumerate(x, start=1)`, or a counter incremented *before* the check).
+The condition may be held in a name assigned in the iteration
+(`is_accumulating = i % N != 0` ... `if not is_accumulating:`), and the
+loop's body may be a framework's update function (Lightning's
+`training_step` under manual optimisation, whose `batch_idx` starts at 0).
+
+Also flags a window whose counter advances only when the optimizer steps
+(`global_step += 1` inside the step's branch, or `global_step +=
+int(should_step)`): the counter counts steps, not micro-batches, so once the
+optimizer has stepped the condition never holds again (or, from a start
+where it is false, never holds at all). This one has no fix: the loop needs
+a counter of micro-batches.
 
 ## Why is this bad?
 
@@ -50,8 +61,9 @@ inside the condition (WGAN's generator, updated every `n_critic` batches).
 ## Fix safety
 
 Safe: the condition names both the counter and the count. The fix rewrites
-`i % N == 0` to `(i + 1) % N == 0`, keeping the operand's spelling; for the
-mirror bug it rewrites `(i + 1) % N == 0` to `i % N == 0`.
+`i % N == 0` to `(i + 1) % N == 0`, keeping the operand's spelling (in the
+flag's assignment when a flag holds it); for the mirror bug it rewrites
+`(i + 1) % N == 0` to `i % N == 0`. A counter of steps gets no fix.
 """
 
 from __future__ import annotations

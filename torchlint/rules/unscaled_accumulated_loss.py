@@ -10,6 +10,17 @@ when the loss is a mean (any torch criterion without `reduction='sum'`, an
 PyTorch's default reduction is the mean) and is not divided by the
 accumulation count before `backward()`.
 
+The backward may run in a function of the same file that the loop calls
+(`self.training_step(batch)`, a nested `micro_step(...)`), and the loss may
+come from one (`loss = compute_loss(model, batch)`, traced through its
+`return`): the finding is then at the backward, says which loop calls it,
+and has no fix (the count is the caller's, and other callers would change).
+Also flagged: micro-batches cut from the batch inside the loop (`for s in
+range(0, len(x), m)` over `x[s:s + m]`, `zip(x.chunk(k), y.chunk(k))`,
+`x.split(m)`), a backward per slice and one `optimizer.step()` after the
+loop, with a mean loss per slice not divided by the number of slices
+(reported without a fix).
+
 ## Why is this bad?
 
 Each micro-batch loss is already an average over its samples. `backward()`
