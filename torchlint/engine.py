@@ -376,7 +376,7 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
     lines = text.split("\n") if "\r" not in text else [line.rstrip("\r\n") for line in split_lines(text)]
     found = [loop for loop in loops if words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno]))
              and any(_may_be_backward(node, names) for node in ast.walk(loop))]
-    helpers = _backward_helpers(functions, names) if len(found) < len(loops) else set()
+    helpers = _backward_helpers(functions, names, lines) if len(found) < len(loops) else set()
     if helpers:  # a loop that calls a function of the file that runs a backward (`training.calls`)
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and any(
@@ -404,15 +404,18 @@ def _called_name(call: ast.Call) -> Optional[str]:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _backward_helpers(functions: List[ast.stmt], names: set) -> set:
-    """Names of the file's functions that call a backward, or call such a function (two deep)."""
-    calls = {id(function): [node for node in ast.walk(function) if isinstance(node, ast.Call)]
-             for function in functions}
-    helpers = {function.name for function in functions
-               if any(_may_be_backward(call, names) for call in calls[id(function)])}
+def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -> set:
+    """Names of the file's functions that call a backward (not `autograd.grad`: a loop that asks for
+    gradients is not a training loop), or call such a function (two deep). Only functions whose text
+    has the word are walked."""
+    texts = {id(function): "\n".join(lines[function.lineno - 1:function.end_lineno]) for function in functions}
+    backward = names - {"grad"}
+    helpers = {function.name for function in functions if "backward" in texts[id(function)]
+               and any(isinstance(node, ast.Call) and _may_be_backward(node, backward)
+                       and _called_name(node) != "grad" for node in ast.walk(function))}
     if helpers:
-        helpers |= {function.name for function in functions
-                    if any(_called_name(call) in helpers for call in calls[id(function)])}
+        called = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, helpers))) + r")\s*\(")
+        helpers |= {function.name for function in functions if called.search(texts[id(function)])}
     return helpers
 
 

@@ -5,10 +5,10 @@ loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
-  text has `zero_grad`, the word `grad`, `detach`, `backward`, `.step(` or
-  `loss` in it (the helpers a loop may call to reset or rescale gradients, to
-  detach a state, that run the backward or the step for it, or compute its
-  loss: the analysis reads a helper's body only to find `x.zero_grad()`,
+  text has `zero_grad`, the word `grad`, `detach`, `backward` or `.step(` in
+  it, or whose name has `loss` in it (the helpers a loop may call to reset or
+  rescale gradients, to detach a state, that run the backward or the step
+  for it, or compute its loss: the analysis reads a helper's body only to find `x.zero_grad()`,
   `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values
   or the loss it returns, and the backwards and steps it runs on every call,
   `torchlint.training.calls`);
@@ -38,7 +38,7 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
-_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|backward|\.step\(|loss")
+_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|backward|\.step\(")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -62,7 +62,9 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
         statement = pending.pop()
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
             helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
-            if _HELPER_WORDS.search(helper):  # what training.roles.GradWork and training.graph look for
+            # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
+            # whose returned loss training.origin follows
+            if _HELPER_WORDS.search(helper) or "loss" in statement.name.lower():
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))

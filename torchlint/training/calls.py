@@ -262,9 +262,10 @@ class Functions:
 
 
 def _interesting(call: cst.Call, names: ModuleNames) -> bool:
-    """A backward, or a `.step()`."""
-    if roles.classify_backward(call, names) is not None:
-        return True
+    """A backward (not `autograd.grad`, which only returns gradients), or a `.step()`."""
+    backward = roles.classify_backward(call, names)
+    if backward is not None:
+        return backward[0] != "grad"
     func = call.func
     return isinstance(func, cst.Attribute) and func.attr.value == "step"
 
