@@ -172,6 +172,8 @@ class ScalerMisuseInAccumulation(Rule):
             message = (f"{head}: it clips partial sums of the window, so whenever one exceeds the threshold the "
                        f"micro-batches before it are scaled down, and the step does not apply the clipped gradient "
                        f"of the whole window.")
+            if work.raw_clip and _still_scaled_at(context, loop, works, work.site):
+                message += " The gradients it clips are also still multiplied by the loss scale."
         return Finding(work.site.node, message, _move(context, loop, work, works, step, check),
                        timeline=_timeline(loop, work, step, check))
 
@@ -179,17 +181,11 @@ class ScalerMisuseInAccumulation(Rule):
                       reported: Set[int]) -> Optional[Finding]:
         """The first torch clip that may run after a scaled backward with no `unscale_` before it."""
         scaled = [b for b in loop.loop_backwards if b.kind == "scaler" and not _disabled(context, b.receiver)]
-        if not scaled:
-            return None
-        unscales = [work.site for work in works if work.kind == "unscale"] + [
-            call for call in loop.calls if call.callee is not None and "unscale" in last_component(call.callee)]
         for work in works:
             clip = work.site
             if not work.raw_clip or clip.depth or id(clip.node) in reported:
                 continue
-            if not any(loop.precedes(backward, clip) for backward in scaled):
-                continue
-            if any(loop.precedes(unscale, clip) for unscale in unscales):
+            if not _still_scaled_at(context, loop, works, clip):
                 continue
             steps = [s for s in loop.optimizer_steps
                      if s.via_scaler and s.depth == 0 and loop.precedes(clip, s)]
@@ -457,6 +453,16 @@ def _boundary_guarded(loop: TrainingLoop, site: Site, check: AccumulationCheck) 
                 if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
                     return True
     return False
+
+
+def _still_scaled_at(context: FileContext, loop: TrainingLoop, works: List[_Work], site: Site) -> bool:
+    """A backward through an enabled `GradScaler` may run before `site`, and no unscale may."""
+    scaled = [b for b in loop.loop_backwards if b.kind == "scaler" and not _disabled(context, b.receiver)]
+    if not any(loop.precedes(backward, site) for backward in scaled):
+        return False
+    unscales = [work.site for work in works if work.kind == "unscale"] + [
+        call for call in loop.calls if call.callee is not None and "unscale" in last_component(call.callee)]
+    return not any(loop.precedes(unscale, site) for unscale in unscales)
 
 
 def _disabled(context: FileContext, scaler: Optional[str]) -> bool:
