@@ -138,13 +138,8 @@ class ScalerMisuseInAccumulation(Rule):
                 if check is None:
                     continue
                 for work in works:
-                    if id(work.site.node) in reported or not _concerns(loop, work, step):
+                    if id(work.site.node) in reported or not _every_micro_batch(loop, work, step, check):
                         continue
-                    if loop.once_per_window(work.site, check) or _boundary_guarded(loop, work.site, check):
-                        continue
-                    if any(other.depth == 0 and _concerns(loop, work, other) and loop.runs_whenever(other, work.site)
-                           for other in loop.optimizer_steps):
-                        continue  # a step follows it on every iteration it runs (a branch that does not accumulate)
                     reported.add(id(work.site.node))
                     yield self._every_micro_batch(context, loop, work, works, step, check)
             finding = self._still_scaled(context, loop, works, reported)
@@ -156,8 +151,8 @@ class ScalerMisuseInAccumulation(Rule):
         what, step_code = context.code(work.site.node), context.code(step.node)
         condition = f"`{context.code(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = f"`{what}` runs on every micro-batch but `{step_code}` only when {condition}"
-        updates_every = any(other.kind == "update" and other.receiver == work.receiver and other is not work
-                            and not loop.once_per_window(other.site, check) for other in works)
+        updates_every = any(other.kind == "update" and other.receiver == work.receiver
+                            and _every_micro_batch(loop, other, step, check) for other in works)
         if work.kind == "unscale" and updates_every:
             message = (f"{head}: with `{work.receiver}.update()` on every micro-batch too, the window's gradients "
                        f"already in `.grad` are divided by the scale again after each micro-batch, so the step "
@@ -416,6 +411,17 @@ def _works(context: FileContext, loop: TrainingLoop) -> List[_Work]:
                 for value in names.values_of(step.receiver)):
             found.append(_Work(step, "clip"))
     return sorted(found, key=lambda work: work.site.order)
+
+
+def _every_micro_batch(loop: TrainingLoop, work: _Work, step: StepSite, check: AccumulationCheck) -> bool:
+    """`work` acts on `step`'s gradients on micro-batches where `step` does not run, and no other step of
+    them follows it there (the `else` of `if accum > 1:` steps on every iteration)."""
+    if not _concerns(loop, work, step):
+        return False
+    if loop.once_per_window(work.site, check) or _boundary_guarded(loop, work.site, check):
+        return False
+    return not any(other.depth == 0 and _concerns(loop, work, other) and loop.runs_whenever(other, work.site)
+                   for other in loop.optimizer_steps)
 
 
 def _concerns(loop: TrainingLoop, work: _Work, step: StepSite) -> bool:
