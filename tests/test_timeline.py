@@ -117,3 +117,56 @@ def test_findings_outside_accumulation_have_no_timeline():
             optimizer.step()
     """)
     assert found == {"TL002": None}
+
+
+def test_clip_every_micro_batch_and_ddp_all_reduce_every_micro_batch():
+    found = timelines("""\
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        model = DDP(net)
+        for i, (x, y) in enumerate(loader):
+            scaler.scale(criterion(model(x), y) / 4).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if (i + 1) % 4 == 0 or i + 1 == len(loader):
+                scaler.unscale_(optimizer)
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+    """)
+    assert found["TL014"] == (
+        "timeline (N = 4; an example run of 10 micro-batches): the clip runs after every micro-batch (10 times), "
+        "the optimizer steps after micro-batches 4, 8, 10 (3 times)\n"
+        "expected: the clip after micro-batches 4, 8, 10 only, right before each step")
+    assert found["TL016"] == (
+        "timeline (N = 4; an example run of 10 micro-batches): the gradients are all-reduced after every "
+        "micro-batch (10 times), the optimizer steps after micro-batches 4, 8, 10 (3 times)\n"
+        "expected: all-reduces after micro-batches 4, 8, 10 only (3 times)")
+
+
+def test_scaler_update_every_micro_batch_of_a_known_run():
+    found = timelines("""\
+        ACCUM = 3
+        for step in range(12):
+            scaler.scale(criterion(model(x), y) / ACCUM).backward()
+            if (step + 1) % ACCUM == 0:
+                scaler.step(optimizer)
+                optimizer.zero_grad()
+            scaler.update()
+    """)
+    assert found["TL014"] == (
+        "timeline (ACCUM = 3; 12 micro-batches): the scaler update runs after every micro-batch (12 times), "
+        "the optimizer steps after micro-batches 3, 6, 9, 12 (4 times)\n"
+        "expected: the scaler update after micro-batches 3, 6, 9, 12 only, after each step")
+
+
+def test_clipping_scaled_gradients_without_accumulation_has_no_timeline():
+    found = timelines("""\
+        import torch
+        for x, y in loader:
+            scaler.scale(criterion(model(x), y)).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+    """)
+    assert found == {"TL014": None}

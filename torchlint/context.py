@@ -242,6 +242,17 @@ class FileContext:
         moved = self.code(site.node)
         return Fix(SAFE, title, (self.delete_lines(site.statement), self.insert_line_after(anchor.statement, moved)))
 
+    def move_before(self, site: Site, anchor: Site, title: str, applicability: str = SAFE) -> Optional[Fix]:
+        """A fix that moves `site`'s statement to just before `anchor`'s, into its block.
+
+        None when either statement shares its line with another one (`a(); b()`).
+        """
+        if not (site.on_own_line and anchor.on_own_line):
+            return None
+        moved = self.code(site.statement.body[0])  # the statement alone, without its comment
+        return Fix(applicability, title, (self.delete_lines(site.statement),
+                                          self.insert_line_before(anchor.statement, moved)))
+
     def last_line_of(self, node: cst.CSTNode) -> int:
         return self.span(node)[2]
 

@@ -77,10 +77,12 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     from torchlint.rules.backward_in_loss_loop import BackwardInLossLoop
     from torchlint.rules.backward_under_no_grad import BackwardUnderNoGrad
     from torchlint.rules.carried_graph_state import CarriedGraphState
+    from torchlint.rules.ddp_accumulation_without_no_sync import DdpAccumulationWithoutNoSync
     from torchlint.rules.loss_history_accumulation import LossHistoryAccumulation
     from torchlint.rules.missing_zero_grad import MissingZeroGrad
     from torchlint.rules.off_by_one_step import OffByOneStep
     from torchlint.rules.retain_graph_leak import RetainGraphLeak
+    from torchlint.rules.scaler_misuse_in_accumulation import ScalerMisuseInAccumulation
     from torchlint.rules.scheduler_step_order import SchedulerStepOrder
     from torchlint.rules.trailing_accumulation_window import TrailingAccumulationWindow
     from torchlint.rules.unscaled_accumulated_loss import UnscaledAccumulatedLoss
@@ -90,7 +92,8 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     rules = (
         BackwardInLossLoop, MissingZeroGrad, UnscaledAccumulatedLoss, OffByOneStep, RetainGraphLeak,
         ZeroGradBeforeStep, ZeroGradEveryMicrobatch, LossHistoryAccumulation, SchedulerStepOrder,
-        TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState,
+        TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState, ScalerMisuseInAccumulation,
+        DdpAccumulationWithoutNoSync,
     )
     return tuple(sorted(rules, key=lambda rule: rule.code))
 

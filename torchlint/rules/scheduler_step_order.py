@@ -62,7 +62,6 @@ from torchlint.names import positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training.timeline import listing
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
-from torchlint.training.windows import checks_in
 
 
 class SchedulerStepOrder(Rule):
@@ -104,7 +103,7 @@ class SchedulerStepOrder(Rule):
 
     @staticmethod
     def _problem(loop, scheduler, step, check) -> Optional[str]:
-        if check is not None and not _once_per_window(loop, scheduler, check):
+        if check is not None and not loop.once_per_window(scheduler, check):
             return "every-microbatch"
         if loop.dominates(scheduler, step):
             return "before"
@@ -238,18 +237,6 @@ def _step_scheduled_by(loop: TrainingLoop, scheduler: StepSite) -> Optional[Step
     optimizer = dict(loop.scheduled_optimizers).get(scheduler.receiver)
     own = [step for step in steps if step.receiver == optimizer]
     return (own or steps or [None])[0]
-
-
-def _once_per_window(loop: TrainingLoop, site: StepSite, check: AccumulationCheck) -> bool:
-    """`site` runs in `check`'s branch, or under its own condition on the same window:
-    `if (i + 1) % n == 0: scheduler.step()` next to `if (i + 1) % n == 0 or last: optimizer.step()`."""
-    if loop.in_branch(site, check):
-        return True
-    for guard in site.guards:
-        for own in checks_in(guard.test, guard, not guard.negated):
-            if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
-                return True
-    return False
 
 
 def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:

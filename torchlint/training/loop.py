@@ -235,6 +235,17 @@ class TrainingLoop:
         """`site` runs only on iterations where `check` lets the step through."""
         return check.guard.assume >= 0 and self.dominates(check.guard.assume, site)
 
+    def once_per_window(self, site: Site, check: AccumulationCheck) -> bool:
+        """`site` runs in `check`'s branch, or under its own condition on the same window:
+        `if (i + 1) % n == 0: scheduler.step()` next to `if (i + 1) % n == 0 or last: optimizer.step()`."""
+        if self.in_branch(site, check):
+            return True
+        for guard in site.guards:
+            for own in windows.checks_in(guard.test, guard, not guard.negated):
+                if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
+                    return True
+        return False
+
     def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
         """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
         found = []

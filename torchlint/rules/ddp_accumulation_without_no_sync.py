@@ -1,0 +1,302 @@
+"""TL016 ddp-accumulation-without-no-sync: a DDP model all-reduces its gradients on every micro-batch.
+
+## What it does
+
+Flags the forward call of a `DistributedDataParallel` model (`DDP(model)`,
+`torch.nn.parallel.DistributedDataParallel(...)`, resolved through the
+file's imports and through the names the wrapped model is copied to) in a
+gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
+or a micro-batch counter) when it runs on the micro-batches that do not step
+outside `model.no_sync()`, including the case where `no_sync()` wraps only
+the backward.
+
+## Why is this bad?
+
+DDP decides in the *forward* whether the next backward all-reduces: a forward
+outside `no_sync()` arms the reducer, and the backward then averages every
+gradient bucket across the processes. Without `no_sync()` on the micro-batches
+that do not step, each of them pays a full all-reduce that the next one
+overwrites with a new sum: `N`× the communication one all-reduce per window
+needs, for the same result. Measured with a counting communication hook on
+two gloo processes (10 micro-batches, `N = 4`): 10 all-reduces without
+`no_sync()`, 10 with `no_sync()` around the backward only, 3 with `no_sync()`
+around the forward and backward, and 3 with it around the forward only
+(the backward outside it does not all-reduce). So `no_sync()` around the
+backward alone is the bug; around the forward alone it works.
+
+## Example
+
+```python
+model = DDP(model, device_ids=[rank])
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+model = DDP(model, device_ids=[rank])
+for i, (x, y) in enumerate(loader):
+    boundary = (i + 1) % accum_steps == 0
+    with contextlib.nullcontext() if boundary else model.no_sync():
+        loss = criterion(model(x), y) / accum_steps
+        loss.backward()
+    if boundary:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+Not flagged: a forward under `model.no_sync()` on the micro-batches that do
+not step (`with model.no_sync() if not boundary else nullcontext():`, a
+context manager bound to a name first, `ctx = model.no_sync if ... else
+nullcontext`), `model.require_backward_grad_sync = boundary`, a forward under
+a context manager torchlint cannot read (it may switch the synchronisation),
+Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
+DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
+forwards of the wrapped module itself (`model.module(x)`), and loops that
+step on every micro-batch.
+
+## Fix safety
+
+No fix: wrapping the forward and backward in `model.no_sync()` on the
+micro-batches that do not step needs the window's condition as an
+expression before the forward, which the loop usually computes only after
+the backward; the finding says what to write.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, List, Optional, Set
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import WARNING
+from torchlint.names import ModuleNames, dotted_name, last_component
+from torchlint.rules import Example, Finding, Rule
+from torchlint.training import AccumulationCheck, CallSite, Site, StepSite, TrainingLoop
+from torchlint.training.timeline import listing
+from torchlint.walk import preorder
+from torchlint.wrappers import SAME_MODULE_METHODS
+
+_DDP = frozenset({"torch.nn.parallel.DistributedDataParallel",
+                  "torch.nn.parallel.distributed.DistributedDataParallel"})
+# Methods that switch gradient synchronisation: `no_sync`, FSDP2's `set_requires_gradient_sync`,
+# DeepSpeed's `disable_allreduce`, Accelerate's `accumulate`.
+_SYNC_SWITCH = re.compile(r"no_sync|_sync$|^sync_|allreduce$|^accumulate$")
+# Context managers that leave synchronisation alone.
+_NEUTRAL_CONTEXTS = frozenset({
+    "autocast", "nullcontext", "enable_grad", "set_grad_enabled", "record_function", "profile", "sdp_kernel",
+    "sdpa_kernel", "detect_anomaly", "set_detect_anomaly", "device", "stream",
+})
+
+
+class DdpAccumulationWithoutNoSync(Rule):
+    code = "TL016"
+    name = "ddp-accumulation-without-no-sync"
+    severity = WARNING
+    summary = "DDP model all-reduces on every micro-batch: no `no_sync()` around the forward of non-stepping ones"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            window = _window(loop)
+            if window is None or _switches_sync(loop):
+                continue
+            step, check = window
+            reported: Set[str] = set()
+            for call in loop.calls:
+                model = call.callee
+                if call.depth or model is None or model in reported or not _is_ddp(model, context.names):
+                    continue
+                if loop.once_per_window(call, check) or loop.grad_disabled_at(call, context.names) is not None:
+                    continue
+                kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
+                if any(kind != "neutral" for kind in kinds):
+                    continue
+                reported.add(model)
+                yield Finding(call.node, self._message(context, loop, call, model, step, check),
+                              timeline=_timeline(loop, step, check))
+
+    @staticmethod
+    def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, step: StepSite,
+                 check: AccumulationCheck) -> str:
+        count = context.code(check.count)
+        condition = f"`{context.code(check.guard.test)}`" + (" is false" if check.guard.negated else "")
+        head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
+                f"micro-batch, but `{context.code(step.node)}` only when {condition}")
+        around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
+                           if _context_kind(item, loop, backward, context.names) == "sync"]
+        if around_backward:
+            return (f"{head}: `with {context.code(around_backward[0])}:` wraps only the backward, but DDP decides in "
+                    f"the forward whether the backward all-reduces, so every micro-batch still all-reduces the "
+                    f"gradients: `{count}`× the communication the window needs. Put the forward inside it too.")
+        return (f"{head}: without `{model}.no_sync()` around the forward and backward of the micro-batches that "
+                f"do not step, every backward all-reduces the gradients across processes: `{count}`× the "
+                f"communication the window needs, for the same result.")
+
+    valid = (
+        # `no_sync()` around forward and backward, except at the window's end.
+        """
+import contextlib
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = DDP(net)
+for i, (x, y) in enumerate(loader):
+    boundary = (i + 1) % accum == 0
+    with model.no_sync() if not boundary else contextlib.nullcontext():
+        loss = criterion(model(x), y) / accum
+        loss.backward()
+    if boundary:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # The flag `no_sync()` sets, set by hand.
+        """
+import torch
+model = torch.nn.parallel.DistributedDataParallel(net)
+for step, batch in enumerate(loader):
+    model.require_backward_grad_sync = (step + 1) % accum == 0
+    loss = model(**batch).loss / accum
+    loss.backward()
+    if (step + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # A context manager chosen before the forward.
+        """
+from contextlib import nullcontext
+from torch.nn.parallel import DistributedDataParallel
+model = DistributedDataParallel(net)
+for i, (x, y) in enumerate(loader):
+    sync = (i + 1) % accum == 0
+    ctx = nullcontext if sync else model.no_sync
+    with ctx():
+        (criterion(model(x), y) / accum).backward()
+    if sync:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Not wrapped in DDP.
+        """
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum).backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+    )
+    invalid = (
+        Example(
+            """
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = DDP(net, device_ids=[rank])
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=5,
+        ),
+        # `no_sync()` around the backward only: the forward already armed the all-reduce.
+        Example(
+            """
+import torch
+model = torch.nn.parallel.DistributedDataParallel(net)
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y) / accum
+    if (i + 1) % accum != 0:
+        with model.no_sync():
+            loss.backward()
+    else:
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=5,
+        ),
+    )
+
+
+def _window(loop: TrainingLoop) -> Optional[tuple]:
+    """The first optimizer step of the loop that waits for an accumulation window, with its condition."""
+    for step in loop.optimizer_steps:
+        check = loop.accumulation_check(step) if step.depth == 0 else None
+        if check is not None:
+            return step, check
+    return None
+
+
+def _switches_sync(loop: TrainingLoop) -> bool:
+    """The loop sets the synchronisation by hand somewhere: `model.require_backward_grad_sync = ...`, or a
+    call like `model.set_requires_gradient_sync(...)` / `engine.disable_allreduce()` outside a `with`."""
+    if any(last_component(assignment.target) == "require_backward_grad_sync" for assignment in loop.assignments):
+        return True
+    items = {id(node) for site in loop.calls + loop.backwards for item in site.contexts for node in preorder(item)}
+    return any(call.callee is not None and id(call.node) not in items
+               and _SYNC_SWITCH.search(last_component(call.callee)) for call in loop.calls)
+
+
+def _is_ddp(name: str, names: ModuleNames, depth: int = 0) -> bool:
+    """`name` holds a `DistributedDataParallel` model: bound to `DDP(...)`, or a copy of a name that is
+    (`self.model = model`, `model = model.to(device)`); not the module a DDP wraps."""
+    if depth > 3:
+        return False
+    for value in names.values_of(name):
+        if isinstance(value, cst.Call):
+            if names.callee(value) in _DDP:
+                return True
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
+                inner = dotted_name(func.value)
+                if inner is not None and inner != name and _is_ddp(inner, names, depth + 1):
+                    return True
+        elif isinstance(value, (cst.Name, cst.Attribute)):
+            inner = dotted_name(value)
+            if inner is not None and inner != name and _is_ddp(inner, names, depth + 1):
+                return True
+    return False
+
+
+def _context_kind(item: cst.BaseExpression, loop: TrainingLoop, site: Site, names: ModuleNames,
+                  depth: int = 0) -> str:
+    """"sync" for a context that switches gradient synchronisation (`model.no_sync()`,
+    `accelerator.accumulate(model)`, `ctx()` bound to one), "neutral" for one known to leave it alone
+    (`torch.autocast(...)`, `nullcontext()`, `ctx` bound to either), "unknown" otherwise."""
+    for node in preorder(item):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            word = node.value if isinstance(node, cst.Name) else node.attr.value
+            if _SYNC_SWITCH.search(word):
+                return "sync"
+    if isinstance(item, cst.IfExp):
+        return _combined([_context_kind(part, loop, site, names, depth) for part in (item.body, item.orelse)])
+    producer = dotted_name(item.func if isinstance(item, cst.Call) else item)
+    if producer is None or depth > 3:
+        return "unknown"
+    if last_component(producer) in _NEUTRAL_CONTEXTS:
+        return "neutral"
+    values = [value for value in loop.values_at(producer, site) if value is not None] or names.values_of(producer)
+    if not values:
+        return "unknown"
+    return _combined([_context_kind(value, loop, site, names, depth + 1) for value in values])
+
+
+def _combined(kinds: List[str]) -> str:
+    if "sync" in kinds:
+        return "sync"
+    return "neutral" if kinds and all(kind == "neutral" for kind in kinds) else "unknown"
+
+
+def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:
+    """After which micro-batches the gradients are all-reduced, and after which they need to be."""
+    run = loop.run_of(step, check)
+    if run is None:
+        return None
+    return (f"{run.header()}: the gradients are all-reduced after every micro-batch ({run.length} times), the "
+            f"optimizer steps after micro-batches {listing(run.steps)} ({len(run.steps)} times)\n"
+            f"expected: all-reduces after micro-batches {listing(run.steps)} only ({len(run.steps)} times)")
