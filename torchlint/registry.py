@@ -26,6 +26,8 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
     ("TL010", "trailing-accumulation-window"),
     ("TL011", "backward-under-no-grad"),
     ("TL012", "carried-graph-state"),
+    ("TL015", "step-between-retained-backwards"),
+    ("TL018", "non-scalar-backward"),
 )
 
 
