@@ -109,9 +109,9 @@ class NonScalarBackward(Rule):
         call, loss, criterion = context.code(backward.node), context.code(tensor), context.code(source)
         if len(criterion) > 60:
             criterion = context.code(source.func) + "(...)"
-        named = f"`{loss}`" if loss == criterion else f"`{loss}` comes from `{criterion}`, which"
+        named = f"`{loss}` is" if loss == criterion else f"`{loss}` comes from `{criterion}`,"
         message = (
-            f"{named} has `reduction='none'`: one loss per element, never reduced before `{call}`. "
+            f"{named} a per-element loss (`reduction='none'`) and is never reduced before `{call}`. "
             f"With no gradient given, autograd raises \"grad can be implicitly created only for scalar outputs\". "
             f"Reduce it first (`.mean()`, a weighted `.sum()`) or pass the gradient."
         )

@@ -83,10 +83,11 @@ from torchlint.model import ERROR
 from torchlint.names import ModuleNames, dotted_name, keyword, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import BackwardSite, StepSite, TrainingLoop, roles
-from torchlint.training.graph import cuts, value_names
+from torchlint.training.graph import cuts, value_parts
 from torchlint.walk import calls_in
 
 _MAX_DEFINITIONS = 80
+_LEAVING = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 
 
 class StepBetweenRetainedBackwards(Rule):
@@ -229,7 +230,7 @@ def _graph_of(loop: TrainingLoop, backward: BackwardSite, names: ModuleNames) ->
     """The definitions in this iteration whose values the backward's tensor is computed from, through
     every assignment that reaches it, stopping at what cuts the graph (`x.detach()`, `x.item()`)."""
     found: Dict[int, Definition] = {}
-    pending: List[Tuple[str, int]] = [(name, backward.point[0]) for name in value_names(backward.loss)]
+    pending: List[Tuple[str, int]] = [(name, backward.point[0]) for name in _graph_names(backward.loss)]
     seen: Set[Tuple[str, int]] = set()
     while pending and len(found) < _MAX_DEFINITIONS:
         name, at = pending.pop()
@@ -242,10 +243,26 @@ def _graph_of(loop: TrainingLoop, backward: BackwardSite, names: ModuleNames) ->
             if definition.index in found or cuts(definition, names):
                 continue
             found[definition.index] = definition
-            pending.extend((part, definition.node) for part in value_names(definition.value))
+            pending.extend((part, definition.node) for part in _graph_names(definition.value))
             if definition.kind == "augmented":
                 pending.append((name, definition.node))
     return found
+
+
+def _graph_names(node: cst.BaseExpression) -> List[str]:
+    """The names whose values (and graphs) flow into `node`: operands, arguments, and the receiver of a
+    method (`logits.log_softmax(-1).gather(1, idx)` keeps `logits`' graph), except through the methods that
+    leave the graph (`x.detach()`, `x.item()`)."""
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        name = dotted_name(node)
+        return [name] if name is not None else []
+    if isinstance(node, cst.Call):
+        found = [name for arg in node.args for name in _graph_names(arg.value)]
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value not in _LEAVING:
+            found += _graph_names(func.value)
+        return found
+    return [name for part in value_parts(node) for name in _graph_names(part)]
 
 
 def _steps_between(loop: TrainingLoop, first: BackwardSite, second: BackwardSite, steps: List[StepSite],
@@ -299,9 +316,11 @@ def _model_called(value: cst.BaseExpression, models: FrozenSet[str], names: Modu
         callee = dotted_name(call.func)
         if callee is None:
             continue
+        module = callee[:-len(".forward")] if callee.endswith(".forward") else callee
+        # `self.trunk, self.head = trunk, head`: the unpacked names are the same modules.
+        bound = {dotted_name(v) for v in names.values_of(module)} | names.aliases_of(module)
         for model in sorted(models):
             # `self.parameters()` (a LightningModule) holds every submodule: `self.D(x)` calls one.
-            if callee in (model, f"{model}.forward") or callee in names.aliases_of(model) or (
-                    model != "self" and roles.same_module(callee, model)):
-                return model
+            if model in bound or (model != "self" and roles.same_module(module, model)):
+                return module
     return None
