@@ -27,7 +27,9 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
     ("TL011", "backward-under-no-grad"),
     ("TL012", "carried-graph-state"),
     ("TL014", "scaler-misuse-in-accumulation"),
+    ("TL015", "step-between-retained-backwards"),
     ("TL016", "ddp-accumulation-without-no-sync"),
+    ("TL018", "non-scalar-backward"),
 )
 
 

@@ -80,10 +80,12 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     from torchlint.rules.ddp_accumulation_without_no_sync import DdpAccumulationWithoutNoSync
     from torchlint.rules.loss_history_accumulation import LossHistoryAccumulation
     from torchlint.rules.missing_zero_grad import MissingZeroGrad
+    from torchlint.rules.non_scalar_backward import NonScalarBackward
     from torchlint.rules.off_by_one_step import OffByOneStep
     from torchlint.rules.retain_graph_leak import RetainGraphLeak
     from torchlint.rules.scaler_misuse_in_accumulation import ScalerMisuseInAccumulation
     from torchlint.rules.scheduler_step_order import SchedulerStepOrder
+    from torchlint.rules.step_between_retained_backwards import StepBetweenRetainedBackwards
     from torchlint.rules.trailing_accumulation_window import TrailingAccumulationWindow
     from torchlint.rules.unscaled_accumulated_loss import UnscaledAccumulatedLoss
     from torchlint.rules.zero_grad_before_step import ZeroGradBeforeStep
@@ -93,7 +95,7 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
         BackwardInLossLoop, MissingZeroGrad, UnscaledAccumulatedLoss, OffByOneStep, RetainGraphLeak,
         ZeroGradBeforeStep, ZeroGradEveryMicrobatch, LossHistoryAccumulation, SchedulerStepOrder,
         TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState, ScalerMisuseInAccumulation,
-        DdpAccumulationWithoutNoSync,
+        DdpAccumulationWithoutNoSync, StepBetweenRetainedBackwards, NonScalarBackward,
     )
     return tuple(sorted(rules, key=lambda rule: rule.code))
 
