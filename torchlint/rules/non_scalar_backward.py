@@ -94,7 +94,9 @@ class NonScalarBackward(Rule):
         seen: Set[int] = set()
         for loop in context.loops:
             for backward in loop.backwards:
-                if id(backward.node) in seen or backward.loss is None or _given_gradient(backward):
+                # A backward a called function runs is traced in that function's own loop view, if any.
+                if backward.via is not None or id(backward.node) in seen or backward.loss is None \
+                        or _given_gradient(backward):
                     continue
                 seen.add(id(backward.node))
                 for tensor in _tensors(backward):

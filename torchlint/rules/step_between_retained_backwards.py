@@ -99,7 +99,7 @@ class StepBetweenRetainedBackwards(Rule):
     def check(self, context: FileContext) -> Iterator[Finding]:
         reported: Set[int] = set()
         for loop in context.loops:
-            backwards = [b for b in loop.backwards if b.depth == 0 and b.loss is not None]
+            backwards = [b for b in loop.backwards if b.depth == 0 and b.loss is not None and b.via is None]
             steps = [s for s in loop.optimizer_steps if s.depth == 0]
             if not steps:
                 continue
