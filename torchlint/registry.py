@@ -26,6 +26,8 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
     ("TL010", "trailing-accumulation-window"),
     ("TL011", "backward-under-no-grad"),
     ("TL012", "carried-graph-state"),
+    ("TL013", "double-loss-scaling"),
+    ("TL017", "token-mean-under-accumulation"),
 )
 
 

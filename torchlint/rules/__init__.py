@@ -77,11 +77,13 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     from torchlint.rules.backward_in_loss_loop import BackwardInLossLoop
     from torchlint.rules.backward_under_no_grad import BackwardUnderNoGrad
     from torchlint.rules.carried_graph_state import CarriedGraphState
+    from torchlint.rules.double_loss_scaling import DoubleLossScaling
     from torchlint.rules.loss_history_accumulation import LossHistoryAccumulation
     from torchlint.rules.missing_zero_grad import MissingZeroGrad
     from torchlint.rules.off_by_one_step import OffByOneStep
     from torchlint.rules.retain_graph_leak import RetainGraphLeak
     from torchlint.rules.scheduler_step_order import SchedulerStepOrder
+    from torchlint.rules.token_mean_under_accumulation import TokenMeanUnderAccumulation
     from torchlint.rules.trailing_accumulation_window import TrailingAccumulationWindow
     from torchlint.rules.unscaled_accumulated_loss import UnscaledAccumulatedLoss
     from torchlint.rules.zero_grad_before_step import ZeroGradBeforeStep
@@ -90,7 +92,8 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     rules = (
         BackwardInLossLoop, MissingZeroGrad, UnscaledAccumulatedLoss, OffByOneStep, RetainGraphLeak,
         ZeroGradBeforeStep, ZeroGradEveryMicrobatch, LossHistoryAccumulation, SchedulerStepOrder,
-        TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState,
+        TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState, DoubleLossScaling,
+        TokenMeanUnderAccumulation,
     )
     return tuple(sorted(rules, key=lambda rule: rule.code))
 
