@@ -120,12 +120,14 @@ class TokenMeanUnderAccumulation(Rule):
                 if check is None or loop.gradients_normalised(step) is not None:
                     continue  # no window, or one normalised by hand (TL003's)
                 for backward in loop.accumulated_backwards(step, check):
-                    if backward.loss is None or backward_scaling(backward, context.names) is not None \
-                            or loop.in_accumulate_context(backward):
-                        continue  # the framework divides: a division by hand is TL013's
+                    if backward.loss is None or loop.in_accumulate_context(backward):
+                        continue
+                    scaling = backward_scaling(backward, context.names)
                     for division in loop.divisions(backward.loss, backward):
                         if id(division.node) in reported or not loop.same_count(division.divisor, check.count):
                             continue
+                        if scaling is not None and scaling.divides_by(loop, division.divisor):
+                            continue  # the framework divides by it again: TL013's
                         how = _token_mean(context, loop, division.dividend, division.at)
                         if how is None:
                             continue
