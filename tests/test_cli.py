@@ -27,6 +27,8 @@ EXAMPLE_BUGS = {
     ("lr_schedule.py", "TL010"),
     ("logging_and_eval.py", "TL011"),
     ("char_rnn.py", "TL012"),
+    ("llm_finetune.py", "TL013"),
+    ("llm_finetune.py", "TL017"),
 }
 
 ACCUMULATION_BUG = textwrap.dedent(
@@ -83,16 +85,16 @@ def test_fix_repairs_examples_and_second_run_finds_nothing_fixable(torchlint, tm
     copy = tmp_path / "examples"
     shutil.copytree(REPO / "examples", copy)
     first = torchlint("--fix", str(copy), "--output-format", "concise")
-    assert first.returncode == 1  # unsafe fixes wait for --unsafe-fixes; TL011 has no fix
-    assert "Fixed 9 problems." in first.stdout
-    assert sorted(re.findall(r": (TL\d{3}) ", first.stdout)) == ["TL002", "TL010", "TL011"]
+    assert first.returncode == 1  # unsafe fixes wait for --unsafe-fixes; TL011 and TL017 have no fix
+    assert "Fixed 10 problems." in first.stdout
+    assert sorted(re.findall(r": (TL\d{3}) ", first.stdout)) == ["TL002", "TL010", "TL011", "TL017"]
     assert "2 more fixable with --unsafe-fixes." in first.stdout
     snapshot = {p.name: p.read_bytes() for p in copy.glob("*.py")}
     second = torchlint("--fix", str(copy), "--output-format", "json")
-    assert sorted(d["code"] for d in findings(second)) == ["TL002", "TL010", "TL011"]
+    assert sorted(d["code"] for d in findings(second)) == ["TL002", "TL010", "TL011", "TL017"]
     assert {p.name: p.read_bytes() for p in copy.glob("*.py")} == snapshot
     unsafe = torchlint("--unsafe-fixes", str(copy), "--output-format", "json")
-    assert [d["code"] for d in findings(unsafe)] == ["TL011"]
+    assert sorted(d["code"] for d in findings(unsafe)) == ["TL011", "TL017"]
     for path in copy.glob("*.py"):
         cst.parse_module(path.read_text(encoding="utf-8"))
 
