@@ -30,7 +30,7 @@ _NAME = re.compile(r"^(?P<code>tl\d{3})_(?P<kind>bug|trap)_\w+\.py$")
 MIN_BUG_FILES = 4
 MIN_TRAP_FILES = 3
 CORPUS_RULES = ("TL001", "TL002", "TL003", "TL004", "TL005", "TL006", "TL007", "TL008", "TL009", "TL010", "TL011",
-                "TL012", "TL014", "TL015", "TL016", "TL018")
+                "TL012", "TL013", "TL014", "TL015", "TL016", "TL017", "TL018")
 
 
 def expected_findings(text: str) -> Set[Tuple[int, str]]:

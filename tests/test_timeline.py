@@ -170,3 +170,35 @@ def test_clipping_scaled_gradients_without_accumulation_has_no_timeline():
             optimizer.zero_grad()
     """)
     assert found == {"TL014": None}
+
+
+def test_a_token_mean_divided_by_the_window_count():
+    found = timelines("""\
+        import torch.nn.functional as F
+        for i, (x, y) in enumerate(loader):
+            loss = F.cross_entropy(model(x).view(-1, 50), y.view(-1), ignore_index=-100) / 4
+            loss.backward()
+            if (i + 1) % 4 == 0 or (i + 1) == len(loader):
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    assert found == {"TL017": (
+        "timeline (N = 4; an example run of 10 micro-batches): steps after micro-batches 4, 8, 10 — windows of 4, 4, 2\n"
+        "expected: each micro-batch's summed loss divided by its window's token count, so each step applies the "
+        "window's token mean (divided by 4: every micro-batch weighs 1/4 of it, whatever its tokens)")}
+
+
+def test_a_loss_divided_again_by_the_framework_shows_the_framework_windows():
+    found = timelines("""\
+        from accelerate import Accelerator
+        accelerator = Accelerator(gradient_accumulation_steps=8)
+        for batch in loader:
+            with accelerator.accumulate(model):
+                accelerator.backward(model(**batch).loss / 8)
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    assert found == {"TL013": (
+        "timeline (N = 8; an example run of 10 micro-batches): steps after micro-batches 8, 10 — windows of 8, 2\n"
+        "expected: each loss divided once, by Accelerate, so each step applies its window's mean gradient "
+        "(divided twice: 1/8 of it)")}

@@ -26,9 +26,11 @@ RULE_NAMES: Tuple[Tuple[str, str], ...] = (
     ("TL010", "trailing-accumulation-window"),
     ("TL011", "backward-under-no-grad"),
     ("TL012", "carried-graph-state"),
+    ("TL013", "double-loss-scaling"),
     ("TL014", "scaler-misuse-in-accumulation"),
     ("TL015", "step-between-retained-backwards"),
     ("TL016", "ddp-accumulation-without-no-sync"),
+    ("TL017", "token-mean-under-accumulation"),
     ("TL018", "non-scalar-backward"),
 )
 

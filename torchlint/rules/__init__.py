@@ -78,6 +78,7 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     from torchlint.rules.backward_under_no_grad import BackwardUnderNoGrad
     from torchlint.rules.carried_graph_state import CarriedGraphState
     from torchlint.rules.ddp_accumulation_without_no_sync import DdpAccumulationWithoutNoSync
+    from torchlint.rules.double_loss_scaling import DoubleLossScaling
     from torchlint.rules.loss_history_accumulation import LossHistoryAccumulation
     from torchlint.rules.missing_zero_grad import MissingZeroGrad
     from torchlint.rules.non_scalar_backward import NonScalarBackward
@@ -86,6 +87,7 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     from torchlint.rules.scaler_misuse_in_accumulation import ScalerMisuseInAccumulation
     from torchlint.rules.scheduler_step_order import SchedulerStepOrder
     from torchlint.rules.step_between_retained_backwards import StepBetweenRetainedBackwards
+    from torchlint.rules.token_mean_under_accumulation import TokenMeanUnderAccumulation
     from torchlint.rules.trailing_accumulation_window import TrailingAccumulationWindow
     from torchlint.rules.unscaled_accumulated_loss import UnscaledAccumulatedLoss
     from torchlint.rules.zero_grad_before_step import ZeroGradBeforeStep
@@ -94,8 +96,9 @@ def _all_rules() -> Tuple[Type[Rule], ...]:
     rules = (
         BackwardInLossLoop, MissingZeroGrad, UnscaledAccumulatedLoss, OffByOneStep, RetainGraphLeak,
         ZeroGradBeforeStep, ZeroGradEveryMicrobatch, LossHistoryAccumulation, SchedulerStepOrder,
-        TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState, ScalerMisuseInAccumulation,
-        DdpAccumulationWithoutNoSync, StepBetweenRetainedBackwards, NonScalarBackward,
+        TrailingAccumulationWindow, BackwardUnderNoGrad, CarriedGraphState, DoubleLossScaling,
+        ScalerMisuseInAccumulation, StepBetweenRetainedBackwards, DdpAccumulationWithoutNoSync,
+        TokenMeanUnderAccumulation, NonScalarBackward,
     )
     return tuple(sorted(rules, key=lambda rule: rule.code))
 

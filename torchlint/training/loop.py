@@ -28,7 +28,7 @@ from torchlint.flow.cfg import block_of
 from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional
 from torchlint.training import graph, roles, windows
 from torchlint.training.calls import Functions, Scope
-from torchlint.training.origin import LossOrigin, OriginTracer
+from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
     Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite, guards_of,
@@ -375,6 +375,30 @@ class TrainingLoop:
             scope = Scope(use.via.function, use.via.flow, self.functions)
             return OriginTracer(scope, names).trace(expression, use.via.node)
         return OriginTracer(self, names).trace(expression, use.point[0])
+
+    def divisions(self, expression: cst.BaseExpression, use: Site) -> List[Division]:
+        """Where the value `expression` has at `use` was divided on its way there, on any path through
+        the iteration: `loss / n` in the expression, `loss = loss / n` or `loss /= n` before it."""
+        finder = DivisionFinder(lambda name, node: self.reaching(name, node),
+                                lambda node: self.flow.graph.nodes[node].line)
+        return finder.find(expression, use.point[0])
+
+    def same_count(self, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+        """`a` and `b` are the same count: the same name (`args.accum`), or the same number once names
+        are replaced by their value before the loop (or the file's one binding of them)."""
+        if a.deep_equals(b) or (dotted_name(a) is not None and dotted_name(a) == dotted_name(b)):
+            return True
+        first, second = self.count_value(a), self.count_value(b)
+        return first is not None and first == second
+
+    def count_value(self, node: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+        """The number a count stands for: a literal, or a name whose value before the loop gives one."""
+        value = int_value(node)
+        name = dotted_name(node)
+        if value is None and name is not None and depth < 3:
+            known = self.known_value(name)
+            return self.count_value(known, depth + 1) if known is not None else None
+        return value
 
     def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
         return graph.builds_graph(value, names, self.value_before_loop)

@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, FrozenSet, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -282,3 +282,118 @@ def reduction(call: cst.Call) -> str:
     if isinstance(reduce, cst.Name) and reduce.value == "False":
         return "none"
     return "mean" if value is None else "unknown"
+
+
+# --- where a loss is divided ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Division:
+    """One place a loss is divided on its way to a backward: `loss / n`, `loss.div(n)`, `loss * (1 / n)`,
+    `loss /= n`. `node` is the dividing expression, or the `loss /= n` statement; `statement` the line
+    that holds it; `definition` the assignment it is the value of (`loss = loss / n`), if any."""
+
+    node: cst.CSTNode
+    dividend: cst.BaseExpression
+    divisor: cst.BaseExpression
+    at: int  # the control-flow node where it runs
+    statement: Optional[cst.CSTNode] = None
+    definition: Optional[Definition] = None
+
+
+Reaching = Callable[[str, int], List[Definition]]
+
+
+class DivisionFinder:
+    """The divisions a value goes through, following the definitions that reach each name read.
+
+    `reaching(name, node)` gives the definitions of `name` that may reach `node`: a loop iteration's
+    (`TrainingLoop.reaching`) or a whole function's (`FunctionFlow.reaching`). A division on any of
+    the paths is found; the caller decides what each divides by.
+    """
+
+    _MAX_DEPTH = 12
+
+    def __init__(self, reaching: Reaching, lines: Callable[[int], Optional[cst.CSTNode]]) -> None:
+        self.reaching = reaching
+        self.lines = lines  # control-flow node -> the statement line it belongs to
+        self._active: set = set()
+
+    def find(self, node: cst.BaseExpression, at: int, depth: int = 0) -> List[Division]:
+        if depth > self._MAX_DEPTH:
+            return []
+        depth += 1
+        if isinstance(node, cst.BinaryOperation):
+            operator = node.operator
+            if isinstance(operator, cst.Divide):
+                return [Division(node, node.left, node.right, at, self.lines(at))] + self.find(node.left, at, depth)
+            if isinstance(operator, cst.Multiply):
+                for side, other in ((node.left, node.right), (node.right, node.left)):
+                    divisor = self._reciprocal_of(side, at)
+                    if divisor is not None:
+                        return [Division(node, other, divisor, at, self.lines(at))] + self.find(other, at, depth)
+            if isinstance(operator, (cst.Add, cst.Subtract, cst.Multiply)):
+                return self.find(node.left, at, depth) + self.find(node.right, at, depth)
+            return []
+        if isinstance(node, cst.UnaryOperation):
+            return self.find(node.expression, at, depth)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method, receiver = node.func.attr.value, node.func.value
+            if method in ("div", "true_divide") and positional(node, 0) is not None:
+                return [Division(node, receiver, positional(node, 0), at, self.lines(at))] + self.find(receiver, at, depth)
+            if method in _RESHAPING_METHODS or method in ("mean", "sum"):
+                return self.find(receiver, at, depth)
+            return []
+        name = dotted_name(node)
+        if name is None:
+            return []
+        found: List[Division] = []
+        for definition in self.reaching(name, at):
+            if definition.index in self._active or definition.value is None:
+                continue
+            self._active.add(definition.index)
+            try:
+                found += self._definition(definition, depth)
+            finally:
+                self._active.discard(definition.index)
+        return found
+
+    def _definition(self, definition: Definition, depth: int) -> List[Division]:
+        value, at = definition.value, definition.node
+        if definition.kind == "assign" and not definition.unpacked:
+            return [replace(division, definition=division.definition or (definition if division.node is value else None))
+                    for division in self.find(value, at, depth)]
+        if definition.kind != "augmented":
+            return []
+        before = self.find(cst.Name(definition.name) if "." not in definition.name else _dotted(definition.name),
+                           at, depth)
+        target = _dotted(definition.name)
+        if definition.operator == "/=":
+            return [Division(definition.syntax, target, value, at, self.lines(at), definition)] + before
+        if definition.operator == "*=":
+            divisor = self._reciprocal_of(value, at)
+            if divisor is not None:
+                return [Division(definition.syntax, target, divisor, at, self.lines(at), definition)] + before
+        return before + (self.find(value, at, depth) if definition.operator in ("+=", "-=") else [])
+
+    def _reciprocal_of(self, node: cst.BaseExpression, at: int) -> Optional[cst.BaseExpression]:
+        """`n` for `1 / n`, or for a name holding it on every path (`scale = 1.0 / accum`)."""
+        if _is_reciprocal(node):
+            return node.right
+        name = dotted_name(node)
+        if name is None:
+            return None
+        definitions = self.reaching(name, at)
+        values = [d.value for d in definitions if d.kind == "assign" and not d.unpacked]
+        if not values or len(values) != len(definitions) or not all(_is_reciprocal(v) for v in values):
+            return None
+        first = values[0].right
+        return first if all(v.right.deep_equals(first) for v in values[1:]) else None
+
+
+def _dotted(name: str) -> cst.BaseExpression:
+    parts = name.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(node, cst.Name(part))
+    return node

@@ -1,0 +1,393 @@
+"""TL017 token-mean-under-accumulation: a mean over each micro-batch's tokens divided by the accumulation count.
+
+## What it does
+
+Flags the division by the accumulation count (`loss / N`, `loss /= N`) in a
+gradient-accumulation loop when the loss is a mean over a number of tokens
+that varies from one micro-batch to the next:
+
+- a cross-entropy or NLL loss given `ignore_index=` (padding and prompt
+  positions do not count), as a function (`F.cross_entropy(..., ignore_index=-100)`)
+  or a criterion built with it, over the tokens of a batch of sequences (its
+  input or target flattened: `logits.view(-1, vocab)`, `labels.flatten()`);
+- a masked mean: `(loss * mask).sum() / mask.sum()`, or `.masked_select(mask).mean()`;
+- `outputs.loss` of a Hugging Face language model (`...ForCausalLM`,
+  `...LMHeadModel`, `...ForSeq2SeqLM`, `...ForMaskedLM`,
+  `...ForConditionalGeneration`) in a file that pads or masks its labels with a
+  data collator (`DataCollatorForSeq2Seq`, `DataCollatorForLanguageModeling`,
+  `DataCollatorForTokenClassification`, `DataCollatorForCompletionOnlyLM`).
+
+The finding is on the division: that is the line to change.
+
+## Why is this bad?
+
+Each micro-batch's loss is already an average over *its own* real tokens.
+Dividing by `N` and summing over the window gives every micro-batch the same
+weight, `1/N`, however many tokens it holds: a token of a micro-batch with 10
+real tokens weighs ten times a token of one with 100. The update is not the
+gradient of the window's token mean that one large batch would give; short,
+heavily padded sequences are over-weighted. This was the gradient-accumulation
+bug of Hugging Face's Trainer until late 2024: losses came out higher with
+accumulation than without, and models trained differently.
+
+## Example
+
+```python
+for i, batch in enumerate(loader):
+    logits = model(batch["input_ids"])
+    loss = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(), ignore_index=-100)
+    loss = loss / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+```
+
+## Use instead
+
+```python
+for i, window in enumerate(windows):  # the window's micro-batches, known up front
+    n_tokens = sum((batch["labels"] != -100).sum() for batch in window)
+    for batch in window:
+        logits = model(batch["input_ids"])
+        loss = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(),
+                               ignore_index=-100, reduction="sum")
+        (loss / n_tokens).backward()
+    optimizer.step()
+    optimizer.zero_grad()
+```
+
+(Or sum each micro-batch's loss with `reduction="sum"`, count the window's
+tokens as you go, and divide the gradients by that count before the step:
+`p.grad.div_(n_tokens)`.)
+
+Not flagged: per-sample means over a fixed batch size (plain `F.cross_entropy`
+on image classes, `MSELoss`), a segmentation loss over whole `(N, C, H, W)`
+maps with a void label (`ignore_index=255`: few, similar counts ignored), a sum-reduced token loss, a loss divided by a
+token count rather than by `N`, gradients divided by the window's token count
+before the step (token-count normalisation, which TL003 checks), and a
+framework that divides by `N` itself (TL013 reports a division by hand there).
+A mean loss that is not divided at all is TL003's.
+
+## Fix safety
+
+No fix: the repair needs the number of real tokens in the whole window
+before its first backward (or a rescaling of the gradients at its end),
+which the loop does not compute. The message says what to sum and what to
+divide by.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchlint.context import FileContext
+from torchlint.model import ERROR
+from torchlint.names import ModuleNames, dotted_name, keyword, last_component
+from torchlint.rules import Example, Finding, Rule
+from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
+from torchlint.training.frameworks import backward_scaling
+from torchlint.training.origin import Division, reduction
+
+_TOKEN_LOSSES = frozenset({"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss"})
+_LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration")
+_PADDING_COLLATORS = frozenset({
+    "transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForLanguageModeling",
+    "transformers.DataCollatorForTokenClassification", "transformers.data.data_collator.DataCollatorForSeq2Seq",
+    "transformers.data.data_collator.DataCollatorForLanguageModeling",
+    "transformers.data.data_collator.DataCollatorForTokenClassification", "trl.DataCollatorForCompletionOnlyLM",
+})
+_COUNTS = frozenset({"sum", "count_nonzero"})
+_FLATTENING = frozenset({"view", "reshape", "flatten"})
+_PASSING = frozenset({"float", "to", "cuda", "double", "half", "squeeze", "clone", "contiguous", "clamp",
+                      "clamp_min"})
+_MAX_DEPTH = 8
+
+
+class TokenMeanUnderAccumulation(Rule):
+    code = "TL017"
+    name = "token-mean-under-accumulation"
+    severity = ERROR
+    summary = "a mean over each micro-batch's tokens divided by the accumulation count"
+
+    def check(self, context: FileContext) -> Iterator[Finding]:
+        for loop in context.loops:
+            reported = set()
+            for step in loop.optimizer_steps:
+                check = loop.accumulation_check(step)
+                if check is None or loop.gradients_normalised(step) is not None:
+                    continue  # no window, or one normalised by hand (TL003's)
+                for backward in loop.accumulated_backwards(step, check):
+                    if backward.loss is None or loop.in_accumulate_context(backward):
+                        continue
+                    scaling = backward_scaling(backward, context.names)
+                    for division in loop.divisions(backward.loss, backward):
+                        if id(division.node) in reported or not loop.same_count(division.divisor, check.count):
+                            continue
+                        if scaling is not None and scaling.divides_by(loop, division.divisor):
+                            continue  # the framework divides by it again: TL013's
+                        how = _token_mean(context, loop, division.dividend, division.at)
+                        if how is None:
+                            continue
+                        reported.add(id(division.node))
+                        yield self._finding(context, loop, step, check, division, how)
+
+    @staticmethod
+    def _finding(context: FileContext, loop: TrainingLoop, step: StepSite, check: AccumulationCheck,
+                 division: Division, how: str) -> Finding:
+        loss, count = context.code(division.dividend), context.code(division.divisor)
+        message = (
+            f"`{loss}` is a mean over its micro-batch's real tokens ({how}), and dividing it by `{count}` gives "
+            f"every micro-batch the same weight whatever its number of tokens: tokens of short micro-batches "
+            f"count more than those of long ones, so `{step.receiver}.step()` does not apply the window's token "
+            f"mean. Sum the loss over tokens (`reduction='sum'`) and divide by the window's token count."
+        )
+        return Finding(division.node, message, timeline=_timeline(loop, step, check))
+
+    valid = (
+        # Image classes: a mean over a fixed number of samples, not of tokens.
+        """
+import torch.nn.functional as F
+for i, (x, y) in enumerate(loader):
+    loss = F.cross_entropy(model(x), y) / accum
+    loss.backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Summed over tokens and divided by the window's token count: the large batch's token mean.
+        """
+import torch.nn.functional as F
+for i, (x, y, window_tokens) in enumerate(loader):
+    loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten(), ignore_index=-100, reduction="sum")
+    (loss / window_tokens).backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+        # Token-count normalisation: weighted by its count, gradients divided by the window's.
+        """
+import torch.nn.functional as F
+tokens = 0
+for i, (x, y) in enumerate(loader):
+    n = (y != -100).sum()
+    tokens += n
+    loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten(), ignore_index=-100)
+    (loss * n).backward()
+    if (i + 1) % accum == 0:
+        for p in model.parameters():
+            p.grad.div_(tokens)
+        optimizer.step()
+        optimizer.zero_grad()
+        tokens = 0
+""",
+    )
+    invalid = (
+        Example(
+            """
+import torch.nn.functional as F
+for i, batch in enumerate(loader):
+    logits = model(batch["input_ids"])
+    loss = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(), ignore_index=-100)
+    loss = loss / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=6,
+        ),
+        # A masked mean.
+        Example(
+            """
+for step, (x, y, mask) in enumerate(loader):
+    per_token = criterion(model(x), y)
+    loss = (per_token * mask).sum() / mask.sum()
+    (loss / grad_accum).backward()
+    if (step + 1) % grad_accum == 0:
+        opt.step()
+        opt.zero_grad()
+""",
+            line=5,
+        ),
+        # A causal language model's loss, on labels a collator pads with -100.
+        Example(
+            """
+from transformers import AutoModelForCausalLM, DataCollatorForSeq2Seq
+model = AutoModelForCausalLM.from_pretrained(name)
+collator = DataCollatorForSeq2Seq(tokenizer, label_pad_token_id=-100)
+for step, batch in enumerate(loader):
+    outputs = model(**batch)
+    loss = outputs.loss
+    loss /= args.gradient_accumulation_steps
+    loss.backward()
+    if (step + 1) % args.gradient_accumulation_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=8,
+        ),
+    )
+
+
+def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpression, at: int,
+                depth: int = 0) -> Optional[str]:
+    """How `node` is a mean over a varying number of tokens, quoted for the message; None when the
+    code does not show it. A name must be one on every path that reaches `at`."""
+    if depth > _MAX_DEPTH:
+        return None
+    names = context.names
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in _PASSING:
+                return _token_mean(context, loop, func.value, at, depth + 1)
+            if func.attr.value == "mean" and _masked(func.value, names):
+                return f"`{context.code(node)}`"
+        how = _ignoring_criterion(context, node, names)
+        return how if how is not None and _over_sequences(loop, node, at) else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+        if _summed(node.left, names) and _mask_count(loop, node.right, at, depth):
+            return f"`{context.code(node)}`"
+        return None
+    if isinstance(node, cst.Attribute) and node.attr.value == "loss":
+        model = _language_model(loop, node.value, at, names)
+        if model is not None and any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
+            return f"`{context.code(node)}` of `{model}`, on labels a collator pads"
+        return None
+    name = dotted_name(node)
+    if name is None:
+        return None
+    definitions = loop.reaching(name, at)
+    found = []
+    for definition in definitions:
+        if definition.kind != "assign" or definition.unpacked or definition.value is None:
+            return None
+        how = _token_mean(context, loop, definition.value, definition.node, depth + 1)
+        if how is None:
+            return None
+        found.append(how)
+    return found[0] if found else None
+
+
+def _ignoring_criterion(context: FileContext, call: cst.Call, names: ModuleNames) -> Optional[str]:
+    """`F.cross_entropy(..., ignore_index=i)`, or a call of `nn.CrossEntropyLoss(ignore_index=i)`, mean-reduced."""
+    qualified = names.callee(call)
+    if qualified is not None and names.is_loss_function(qualified):
+        if last_component(qualified) in _TOKEN_LOSSES and keyword(call, "ignore_index") is not None \
+                and reduction(call) == "mean":
+            return f"`{dotted_name(call.func)}(..., ignore_index={context.code(keyword(call, 'ignore_index'))})`"
+        return None
+    constructors = [call.func] if isinstance(call.func, cst.Call) else \
+        names.values_of(dotted_name(call.func) or "") if dotted_name(call.func) else []
+    built = [c for c in constructors if isinstance(c, cst.Call)]
+    if not built or len(built) != len(constructors):
+        return None
+    for constructor in built:
+        callee = names.callee(constructor)
+        if callee is None or not names.is_loss_class(callee) or last_component(callee) not in _TOKEN_LOSSES \
+                or keyword(constructor, "ignore_index") is None or reduction(constructor) != "mean":
+            return None
+    ignored = context.code(keyword(built[0], "ignore_index"))
+    return f"`{dotted_name(call.func) or context.code(call.func)}`, built with `ignore_index={ignored}`"
+
+
+def _over_sequences(loop: TrainingLoop, call: cst.Call, at: int) -> bool:
+    """The criterion scores tokens of a batch of sequences: its input or target is flattened
+    (`logits.view(-1, vocab)`, `labels.flatten()`, `shift_labels.reshape(-1)`), directly or through a
+    name given that on every path. A segmentation loss over `(N, C, H, W)` maps is not."""
+    arguments = [arg.value for arg in call.args[:2]]
+    return any(_flattened(loop, argument, at) for argument in arguments)
+
+
+def _flattened(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int = 0) -> bool:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value in _FLATTENING
+    name = dotted_name(node)
+    if name is None or depth > 2:
+        return False
+    definitions = loop.reaching(name, at)
+    return bool(definitions) and all(
+        d.kind == "assign" and not d.unpacked and d.value is not None and _flattened(loop, d.value, d.node, depth + 1)
+        for d in definitions)
+
+
+def _masked(node: cst.BaseExpression, names: ModuleNames) -> bool:
+    """`x.masked_select(mask)` / `torch.masked_select(x, mask)`."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    return (isinstance(func, cst.Attribute) and func.attr.value == "masked_select") or \
+        names.callee(node) == "torch.masked_select"
+
+
+def _summed(node: cst.BaseExpression, names: ModuleNames) -> bool:
+    """`(...).sum()` or `torch.sum(...)`."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    return (isinstance(func, cst.Attribute) and func.attr.value == "sum") or names.callee(node) == "torch.sum"
+
+
+def _mask_count(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
+    """A count taken from this micro-batch's mask: `mask.sum()`, `(labels != -100).sum()`,
+    `torch.count_nonzero(mask)`, `mask.sum().clamp(min=1)`, or a name given one on every path."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in _COUNTS:
+                return True
+            if func.attr.value in _PASSING:
+                return _mask_count(loop, func.value, at, depth + 1)
+        qualified = loop.names.callee(node) if loop.names is not None else None
+        return qualified in ("torch.sum", "torch.count_nonzero")
+    name = dotted_name(node)
+    if name is None:
+        return False
+    definitions = loop.reaching(name, at)
+    return bool(definitions) and all(
+        d.kind == "assign" and not d.unpacked and d.value is not None and _mask_count(loop, d.value, d.node, depth + 1)
+        for d in definitions)
+
+
+def _language_model(loop: TrainingLoop, outputs: cst.BaseExpression, at: int, names: ModuleNames) -> Optional[str]:
+    """`model` when `outputs` is `model(...)` (directly or through a name) and `model` is a Hugging Face
+    language model built in the file (`AutoModelForCausalLM.from_pretrained(...)`, `GPT2LMHeadModel(...)`)."""
+    calls = [outputs] if isinstance(outputs, cst.Call) else []
+    name = dotted_name(outputs)
+    if name is not None:
+        definitions = loop.reaching(name, at)
+        calls = [d.value for d in definitions if d.kind == "assign" and not d.unpacked]
+        if len(calls) != len(definitions):
+            return None
+    models = {dotted_name(call.func) for call in calls if isinstance(call, cst.Call)}
+    if len(models) != 1 or None in models or len(calls) != len([c for c in calls if isinstance(c, cst.Call)]):
+        return None
+    (model,) = models
+    for alias in names.aliases_of(model):
+        for value in names.values_of(alias):
+            if isinstance(value, cst.Call) and _builds_language_model(value, names):
+                return model
+    return None
+
+
+def _builds_language_model(call: cst.Call, names: ModuleNames) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
+        func = func.value
+    qualified = names.qualify(func)
+    return qualified is not None and qualified.startswith("transformers.") \
+        and last_component(qualified).endswith(_LANGUAGE_MODELS)
+
+
+def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:
+    run = loop.run_of(step, check)
+    if run is None or not run.steps:
+        return None
+    return run.lines(f"each micro-batch's summed loss divided by its window's token count, so each step applies "
+                     f"the window's token mean (divided by {run.count}: every micro-batch weighs 1/{run.count} of "
+                     f"it, whatever its tokens)")
