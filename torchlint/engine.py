@@ -296,10 +296,13 @@ def _syntax_checked(text: str) -> Union[Screened, Tuple[List[Diagnostic], List[P
 
 
 def may_hold_training_loop(text: str) -> bool:
-    """False when `text` cannot hold a training loop: no `backward(` or `grad(` call anywhere."""
+    """False when `text` cannot hold a training loop: no `backward(` or `grad(` call anywhere (nor a Lightning
+    `accumulate_grad_batches`, where `training_step` returns the loss Lightning backpropagates)."""
     # Equivalent to `_PREFILTER.search(text)`, twenty times faster: literal searches first, and a
     # pattern that starts with a literal (the regex engine skips ahead to it).
     if "backward" in text and _BACKWARD_CALL.search(text):
+        return True
+    if "accumulate_grad_batches" in text:
         return True
     if "grad" in text:
         for match in _GRAD_CALL.finditer(text):
@@ -386,12 +389,17 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
 
 def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[ast.stmt]:
     """Functions a framework calls once per iteration that run a backward (`training.loop.update_functions`):
-    Ignite's `Engine(update_fn)`, Lightning's `training_step` under manual optimisation."""
-    if "Engine" not in text and "automatic_optimization" not in text:
+    Ignite's `Engine(update_fn)`, Lightning's `training_step` under manual optimisation; and, in a file that
+    sets `accumulate_grad_batches`, Lightning's `training_step`, whose returned loss TL013 reads."""
+    automatic = "accumulate_grad_batches" in text  # TL013 reads what `training_step` returns to Lightning
+    if "Engine" not in text and "automatic_optimization" not in text and not automatic:
         return []
     found = []
     for function in functions:
         name = function.name
+        if automatic and name == "training_step":
+            found.append(function)
+            continue
         handed = re.search(r"Engine\(\s*(?:process_function\s*=\s*)?" + re.escape(name) + r"\b", text)
         manual = name == "training_step" and "automatic_optimization" in text
         if (handed or manual) and any(_may_be_backward(node, names) for node in ast.walk(function)):

@@ -10,7 +10,13 @@ the backward divides by that same count itself:
   `gradient_accumulation_steps=N` (or a `GradientAccumulationPlugin`), or a
   loss divided by `accelerator.gradient_accumulation_steps`;
 - a DeepSpeed engine's `engine.backward(loss)` with the loss divided by
-  `engine.gradient_accumulation_steps()` (also through a name assigned it).
+  `engine.gradient_accumulation_steps()` (also through a name assigned it);
+- the loss a LightningModule's `training_step` returns (also as `{"loss":
+  ...}`) under automatic optimisation, divided by the `accumulate_grad_batches`
+  a Lightning `Trainer` of the same file is built with (the same number or
+  name, or `self.trainer.accumulate_grad_batches`): Lightning divides what
+  `training_step` returns by that count before its backward. Reported
+  without a fix.
 
 The finding is on the division: that is the line to change.
 
@@ -64,18 +70,21 @@ reader of `loss` (a logged value, a running total) then sees the undivided loss.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, UNSAFE, Fix
-from torchlint.names import dotted_name
+from torchlint.names import dotted_name, int_value, keyword, string_value
 from torchlint.rules import Example, Finding, Rule
+from torchlint.training.calls import Functions
+from torchlint.training.loop import manual_optimisation
 from torchlint.training import TrainingLoop
 from torchlint.training.frameworks import FrameworkScaling, backward_scaling
 from torchlint.training.origin import Division
 from torchlint.training.timeline import EXAMPLE_COUNT, EXAMPLE_LENGTH, Run
+from torchlint.walk import preorder
 
 
 class DoubleLossScaling(Rule):
@@ -97,6 +106,36 @@ class DoubleLossScaling(Rule):
                     reported.add(id(division.node))
                     yield self._finding(context, division, backward.point[0], scaling.framework, scaling.where,
                                         _loop_timeline(loop, scaling, division))
+        yield from self._lightning(context)
+
+    def _lightning(self, context: FileContext) -> Iterator[Finding]:
+        """`training_step` of a LightningModule under automatic optimisation returning its loss divided by
+        the `accumulate_grad_batches` a Trainer of the file is built with: Lightning divides it again."""
+        if "accumulate_grad_batches" not in context.source:
+            return
+        counts = _trainer_counts(context)
+        if not counts:
+            return
+        functions = Functions(context.module, context.names)
+        for class_def, step in _automatic_training_steps(context):
+            for value, _ in functions.returns(step):
+                loss = value
+                if isinstance(value, cst.Dict):
+                    loss = next((e.value for e in value.elements if isinstance(e, cst.DictElement)
+                                 and string_value(e.key) == "loss"), None)
+                for division in _returned_divisions(functions, step, loss):
+                    divisor = context.code(division.right)
+                    match = next((count for count in counts if _same_count(context, division.right, count)), None)
+                    if match is None:
+                        continue
+                    message = (
+                        f"`{context.code(division)}` divides the loss `{step.name.value}` returns by the accumulation "
+                        f"count, and Lightning's automatic optimisation divides it by `accumulate_grad_batches` "
+                        f"(`{context.code(match)}`) again before `backward()`: each step applies 1/`{divisor}` of the "
+                        f"large-batch gradient. Return the undivided loss."
+                    )
+                    count = int_value(match)
+                    yield Finding(division, message, timeline=_timeline("Lightning", count, context.code(match)))
 
     @staticmethod
     def _finding(context: FileContext, division: Division, use: int, framework: str, where: str,
@@ -284,3 +323,62 @@ def _timeline(framework: str, count: Optional[int], count_code: str) -> Optional
 def _expected(framework: str, count: int) -> str:
     return (f"each loss divided once, by {framework}, so each step applies its window's mean gradient "
             f"(divided twice: 1/{count} of it)")
+
+
+_TRAINERS = ("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer",
+             "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.trainer.trainer.Trainer")
+_MODULES = ("lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule",
+            "lightning.pytorch.core.LightningModule", "pytorch_lightning.core.LightningModule")
+
+
+def _trainer_counts(context: FileContext) -> List[cst.BaseExpression]:
+    """The `accumulate_grad_batches=` values of the Lightning Trainers the file builds (more than 1)."""
+    counts = []
+    for part in preorder(context.module):
+        if isinstance(part, cst.Call) and context.names.callee(part) in _TRAINERS:
+            value = keyword(part, "accumulate_grad_batches")
+            if value is not None and int_value(value) != 1:
+                counts.append(value)
+    return counts
+
+
+def _automatic_training_steps(context: FileContext) -> Iterator[Tuple[cst.ClassDef, cst.FunctionDef]]:
+    for part in preorder(context.module):
+        if not isinstance(part, cst.ClassDef) or manual_optimisation(part):
+            continue
+        if not any(context.names.qualify(base.value) in _MODULES for base in part.bases):
+            continue
+        for statement in part.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == "training_step":
+                yield part, statement
+
+
+def _returned_divisions(functions: Functions, step: cst.FunctionDef,
+                        loss: Optional[cst.BaseExpression]) -> List[cst.BinaryOperation]:
+    """`loss / N` returned, directly or through the one assignment of the returned name."""
+    if isinstance(loss, cst.BinaryOperation) and isinstance(loss.operator, cst.Divide):
+        return [loss]
+    if isinstance(loss, cst.Name):
+        flow = functions.flow(step)
+        found = []
+        for node in flow.graph.nodes:
+            for definition in node.definitions:
+                if definition.name == loss.value and definition.kind == "assign" \
+                        and isinstance(definition.value, cst.BinaryOperation) \
+                        and isinstance(definition.value.operator, cst.Divide):
+                    found.append(definition.value)
+                elif definition.name == loss.value and definition.kind == "augmented" \
+                        and definition.operator == "/=":
+                    found.append(cst.BinaryOperation(cst.Name(loss.value), cst.Divide(), definition.value))
+        return [division for division in found if division.right is not None]
+    return []
+
+
+def _same_count(context: FileContext, divisor: cst.BaseExpression, count: cst.BaseExpression) -> bool:
+    """The divisor is the Trainer's count: the same literal, the same spelling, or Lightning's own
+    `self.trainer.accumulate_grad_batches`."""
+    if int_value(divisor) is not None:
+        return int_value(divisor) == int_value(count)
+    code = context.code(divisor)
+    return code == context.code(count) or code.endswith("accumulate_grad_batches") or (
+        dotted_name(count) is not None and code.split(".")[-1] == dotted_name(count).split(".")[-1])

@@ -726,14 +726,14 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
             candidates = names.functions.get(handed.value, []) if isinstance(handed, cst.Name) else []
             if len(candidates) == 1:
                 found[id(candidates[0])] = "ignite"
-        elif isinstance(part, cst.ClassDef) and _manual_optimisation(part):
+        elif isinstance(part, cst.ClassDef) and manual_optimisation(part):
             for statement in block_of(part):
                 if isinstance(statement, cst.FunctionDef) and statement.name.value == "training_step":
                     found[id(statement)] = "lightning"
     return found
 
 
-def _manual_optimisation(class_def: cst.ClassDef) -> bool:
+def manual_optimisation(class_def: cst.ClassDef) -> bool:
     for part in preorder(class_def):
         if isinstance(part, cst.Assign) and isinstance(part.value, cst.Name) and part.value.value == "False" and any(
                 dotted_name(target.target) == "self.automatic_optimization" for target in part.targets):
