@@ -392,7 +392,7 @@ def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[
     Ignite's `Engine(update_fn)`, Lightning's `training_step` under manual optimisation; and, in a file that
     sets `accumulate_grad_batches`, Lightning's `training_step`, whose returned loss TL013 reads."""
     automatic = "accumulate_grad_batches" in text  # TL013 reads what `training_step` returns to Lightning
-    if "Engine" not in text and "automatic_optimization" not in text and not automatic:
+    if "Engine(" not in text and "automatic_optimization" not in text and not automatic:
         return []
     found = []
     for function in functions:
@@ -423,7 +423,9 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
                        and _called_name(node) != "grad" for node in ast.walk(function))}
     if helpers:
         called = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, helpers))) + r")\s*\(")
-        helpers |= {function.name for function in functions if called.search(texts[id(function)])}
+        helpers |= {function.name for function in functions if called.search(texts[id(function)])
+                    and any(isinstance(node, ast.Call) and _called_name(node) in helpers
+                            for node in ast.walk(function))}
     return helpers
 
 

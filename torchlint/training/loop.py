@@ -615,6 +615,8 @@ class _LoopFinder:
         calls: List[cst.Call] = []
         if _calls_backward_directly(loop, self.names, calls):
             return True
+        defined = self.names.functions  # only a call of a function defined in this file can run one
+        calls = [call for call in calls if _short_callee(call) in defined]
         return bool(calls) and any(self.functions.has_work(call, function) for call in calls)
 
     @property
@@ -634,13 +636,13 @@ class _LoopFinder:
         flow = self._flow(owner)
         region = flow.graph.region(loop)
         iteration = flow.iteration(region)
-        found = SiteCollector(self.names, flow.graph, region, iteration, function, self.functions).collect()
+        found = SiteCollector(self.names, flow.graph, region, iteration, function, lambda: self.functions).collect()
         draft = TrainingLoop(
             node=loop, function=function, class_def=class_def, enclosing=enclosing, flow=flow, iteration=iteration,
             backwards=tuple(found.backwards), steps=tuple(found.steps), resets=tuple(found.resets),
             scalings=tuple(found.scalings), calls=tuple(found.calls), assignments=tuple(found.assignments),
             outer_contexts=flow.graph.nodes[region.head].contexts, top_statement=top, names=self.names,
-            functions=self.functions,
+            functions=self._functions,
         )
         names = self.names
         receivers = {step.receiver for step in draft.steps}
@@ -681,6 +683,16 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
     return counters
 
 
+def _short_callee(call: cst.Call) -> Optional[str]:
+    """`step` for `step(...)` and `self.step(...)`."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        return func.attr.value
+    return None
+
+
 def _calls_backward_directly(loop: Loop, names: ModuleNames, calls: List[cst.Call]) -> bool:
     """A backward call in the loop's body, looking through `if`/`with`/`try`, not nested loops or functions;
     the other calls met on the way are added to `calls`."""
@@ -718,7 +730,7 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
     an Ignite `Engine(update_fn)`, and `training_step` of a class that turns Lightning's automatic
     optimisation off (`self.automatic_optimization = False`)."""
     found: Dict[int, str] = {}
-    if source is not None and "Engine" not in source and "automatic_optimization" not in source:
+    if source is not None and "Engine(" not in source and "automatic_optimization" not in source:
         return found
     for part in preorder(module):
         if isinstance(part, cst.Call) and names.callee(part) in _ENGINES:

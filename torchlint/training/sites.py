@@ -12,7 +12,7 @@ that from the graph.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -157,7 +157,7 @@ class SiteCollector:
     """Walks the nodes of one loop region in source order and records what happens there."""
 
     def __init__(self, names: ModuleNames, graph: ControlFlowGraph, region: LoopRegion, iteration: Iteration,
-                 function: Optional[cst.FunctionDef], functions: Optional["Functions"] = None) -> None:
+                 function: Optional[cst.FunctionDef], functions: Optional[Callable[[], "Functions"]] = None) -> None:
         self.names = names
         self.functions = functions
         self.graph = graph
@@ -271,7 +271,8 @@ class SiteCollector:
         func = call.func
         callee = dotted_name(func)
         self.found.calls.append(CallSite(self._next(), syntax, callee=callee, **common))
-        if self.functions is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+        if self.functions is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "step") \
+                and _short_callee(func) in self.names.functions:
             self._inline(call, common)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -302,7 +303,7 @@ class SiteCollector:
 
     def _inline(self, call: cst.Call, common: dict) -> None:
         """The backwards and steps a function of this file runs when the loop calls it, at the call."""
-        for inner, via in self.functions.inlined(call, self.function):
+        for inner, via in self.functions().inlined(call, self.function):
             here = {**common, "statement": inner.statement, "via": via}
             backward = roles.classify_backward(inner.call, self.names)
             if backward is not None:
@@ -349,4 +350,13 @@ def _target_node(small: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
     for target in targets:
         if dotted_name(target) == name:
             return target
+    return None
+
+
+def _short_callee(func: cst.BaseExpression) -> Optional[str]:
+    """`step` for `step(...)` and `self.step(...)`: what names a function of this file."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        return func.attr.value
     return None
