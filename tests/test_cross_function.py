@@ -64,3 +64,15 @@ def test_a_counter_of_steps_stops_the_steps_and_the_timeline_shows_it():
         in finding["message"]
     assert "steps after micro-batches 1 — windows of 1 (+9 left over)" in finding["timeline"]
     assert finding["fix"] is None
+
+
+def test_no_fix_inserts_the_callers_names_into_a_called_function(tmp_path):
+    """TL002's fix would put `optimizer.zero_grad()` (the caller's name) into `train_step`, whose optimizer
+    is `opt`: not offered, not written."""
+    (finding,) = findings(CORPUS / "tl002_bug_function_train_step.py")
+    assert finding["code"] == "TL002" and finding["fix"] is None
+    target = tmp_path / "train.py"
+    source = (CORPUS / "tl002_bug_function_train_step.py").read_text(encoding="utf-8")
+    target.write_text(source, encoding="utf-8")
+    run("--fix", "--unsafe-fixes", target, "--no-cache")
+    assert target.read_text(encoding="utf-8") == source

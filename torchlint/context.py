@@ -40,7 +40,7 @@ class FileContext:
         self._members: dict = {}
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
-        self._crossing: Optional[List[Tuple[Site, Tuple[int, int]]]] = None
+        self._crossing: Optional[List[Tuple[Site, Tuple[int, int], Tuple[int, int]]]] = None
 
     # --- positions -----------------------------------------------------------------
 
@@ -120,24 +120,27 @@ class FileContext:
 
     # --- loops that span functions (`torchlint.training.calls`) ------------------------
 
-    def _crossings(self) -> List[Tuple[Site, Tuple[int, int]]]:
-        """Each site a loop's call runs in another function, with the lines of its statement there."""
+    def _crossings(self) -> List[Tuple[Site, Tuple[int, int], Tuple[int, int]]]:
+        """Each site a loop's call runs in another function, with the lines of its statement there and of
+        that function."""
         if self._crossing is None:
             self._crossing = []
             for loop in self.loops:
                 for site in (*loop.backwards, *loop.steps):
                     if site.via is not None:
                         line, _, end_line, _ = self.span(site.via.statement)
-                        self._crossing.append((site, (line, end_line)))
+                        first, _, last, _ = self.span(site.via.function)
+                        self._crossing.append((site, (line, end_line), (first, last)))
         return self._crossing
 
     def crosses_functions(self, fix: Optional[Fix]) -> bool:
-        """`fix` edits a function's statement for a finding about a loop that calls it: its names may not
-        be that function's (`accum` of the caller), and other callers would change too."""
+        """`fix` edits a function that a loop calls, for a finding about that loop: its names may not be
+        that function's (`accum` of the caller), and other callers would change too."""
         if fix is None or not self._crossings():
             return False
-        return any(line <= edit.end_line and edit.line <= end_line
-                   for edit in fix.edits for _, (line, end_line) in self._crossings())
+        # An insertion on the line after the function's last one lands in its body too.
+        return any(first <= edit.end_line and edit.line <= last + 1
+                   for edit in fix.edits for _, _, (first, last) in self._crossings())
 
     def where_the_rest_runs(self, node: cst.CSTNode) -> Optional[str]:
         """For a finding that spans functions, where its other half lives: said at a called function's
@@ -156,7 +159,7 @@ class FileContext:
                 caller = ("Ignite's `Engine` calls it once per iteration" if loop.framework == "ignite" else
                           "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
-        for site, (first, last) in crossings:
+        for site, (first, last), _ in crossings:
             if first <= line <= last:
                 via = site.via
                 caller = self._function_name(via.call)
@@ -169,7 +172,7 @@ class FileContext:
             if not start <= line <= end:
                 continue
             parts = []
-            for site, _ in crossings:
+            for site, _, _ in crossings:
                 if any(site is own for own in (*loop.backwards, *loop.steps)):
                     text = f"`{self.code(site.node)}` runs in `{site.via.name}()` (line {self.span(site.node)[0]}), " \
                            f"called at line {self.span(site.via.call)[0]}"

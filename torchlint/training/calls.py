@@ -157,10 +157,9 @@ class Functions:
                     classes[statement.name.value] = statement
                 self._index(block_of(statement), None, statement, classes)
             elif isinstance(statement, (cst.If, cst.Try, cst.With)) and function is None:
-                for part in preorder(statement):  # `if TYPE_CHECKING:`, `try: import ...` blocks at module level
-                    if isinstance(part, (cst.FunctionDef, cst.ClassDef)) and part is not statement:
-                        self._index((part,), function, class_def, classes)
-                        break
+                # `if TYPE_CHECKING:`, `try: ... except ImportError:` blocks around definitions
+                for owner in _blocks_of(statement):
+                    self._index(block_of(owner), function, class_def, classes)
 
     def callee(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> Optional[cst.FunctionDef]:
         """The function of this file that `call` runs: `self.step(...)` in a method, `step(...)`."""
@@ -259,6 +258,16 @@ class Functions:
         """`call` runs a backward of this file's functions on every call."""
         return any(roles.classify_backward(inner.call, self.names) is not None
                    for inner, _ in self.inlined(call, caller))
+
+
+def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
+    """The owners of the blocks of an `if` (its `elif`s and `else`), `try` or `with`."""
+    if isinstance(statement, cst.If):
+        return [statement] + (_blocks_of(statement.orelse) if isinstance(statement.orelse, cst.If)
+                              else [statement.orelse] if statement.orelse is not None else [])
+    if isinstance(statement, cst.Try):
+        return [statement, *statement.handlers] + [part for part in (statement.orelse, statement.finalbody) if part]
+    return [statement]
 
 
 def _interesting(call: cst.Call, names: ModuleNames) -> bool:
