@@ -87,7 +87,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Set
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -493,7 +493,7 @@ def _move(context: FileContext, loop: TrainingLoop, work: _Work, works: List[_Wo
         return None
     statement = site.statement.body[0]
     read = getattr(statement, "value", None)  # what an expression statement or an assignment reads
-    if read is None or any({id(d) for d in loop.reaching(name, site)} != {id(d) for d in loop.reaching(name, step)}
+    if read is None or any(_definitions(loop, name, site) != _definitions(loop, name, step)
                            for name in set(iter_names(read))):
         return None  # it reads a name the loop assigns again before the step
     applicability = SAFE if isinstance(statement, cst.Expr) else UNSAFE
@@ -520,3 +520,9 @@ def _timeline(loop: TrainingLoop, work: _Work, step: StepSite, check: Accumulati
     return (f"{run.header()}: {name} runs after every micro-batch ({run.length} times), the optimizer steps "
             f"after micro-batches {listing(run.steps)} ({len(run.steps)} times)\n"
             f"expected: {name} after micro-batches {listing(run.steps)} only, {where}")
+
+
+def _definitions(loop: TrainingLoop, name: str, where: Site) -> Set[Tuple[int, str, int]]:
+    """The definitions of `name` reaching `where`, by what they are (a `start` one is made afresh for
+    each question, so identity would not do)."""
+    return {(d.index, d.kind, d.node) for d in loop.reaching(name, where)}
