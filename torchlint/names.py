@@ -60,6 +60,15 @@ NO_GRAD_CONTEXTS = frozenset(
 )
 
 
+def short_callee(func: cst.BaseExpression) -> Optional[str]:
+    """`step` for `step(...)` and `self.step(...)`: the name of a function of this file that a call may run."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        return func.attr.value
+    return None
+
+
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` for a chain of names and attributes, else None."""
     if isinstance(node, cst.Name):

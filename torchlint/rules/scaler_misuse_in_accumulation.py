@@ -442,8 +442,9 @@ def _concerns(loop: TrainingLoop, work: _Work, step: StepSite) -> bool:
 
 def _boundary_guarded(loop: TrainingLoop, site: Site, check: AccumulationCheck) -> bool:
     """`site` waits for the window's end in a way only this rule reads: a framework's boundary flag
-    (`accelerator.sync_gradients`, `engine.is_gradient_accumulation_boundary()`), or a name assigned the
-    window's condition (`sync = (i + 1) % n == 0`, then `if sync:`)."""
+    (`accelerator.sync_gradients`, `engine.is_gradient_accumulation_boundary()`), or a name one of whose
+    values is the window's condition (`TrainingLoop.once_per_window` reads a flag only when one
+    assignment gives it its value on every path)."""
     for guard in site.guards:
         test, holds = guard.test, not guard.negated
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -455,9 +456,8 @@ def _boundary_guarded(loop: TrainingLoop, site: Site, check: AccumulationCheck) 
         for value in loop.values_at(test.value, site):
             if value is None:
                 continue
-            for own in checks_in(value, guard, holds):
-                if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
-                    return True
+            if any(own.same_window(check) for own in checks_in(value, guard, holds)):
+                return True
     return False
 
 

@@ -301,12 +301,7 @@ def _optimized_models(loop: TrainingLoop, optimizer: str, names: ModuleNames) ->
         if name is None:
             continue
         for bound in names.values_of(name):
-            for call in calls_in(bound):
-                func = call.func
-                if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
-                    owner = dotted_name(func.value)
-                    if owner is not None:
-                        models |= names.aliases_of(owner)
+            models |= roles.parameter_owners(bound, names)
     return frozenset(models)
 
 

@@ -19,13 +19,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
 from torchlint.flow.cfg import block_of
-from torchlint.names import NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional
+from torchlint.names import (
+    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee,
+)
 from torchlint.training import graph, roles, windows
 from torchlint.training.calls import Functions, Scope
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
@@ -170,8 +172,7 @@ class TrainingLoop:
     def _accumulation_checks(self, site: Site) -> Tuple[AccumulationCheck, ...]:
         checks = []
         for guard in site.guards:
-            flag = functools.partial(self._flag, guard.assume)
-            for check in windows.checks_in(guard.test, guard, not guard.negated, flag):
+            for check in self._checks_of(guard):
                 if check.counter is not None and site.depth and self._inner_counter(check):
                     continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
@@ -182,6 +183,10 @@ class TrainingLoop:
                     continue
                 checks.append(check)
         return tuple(checks)
+
+    def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
+        """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""
+        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.assume))
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
         """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
@@ -240,11 +245,7 @@ class TrainingLoop:
         `if (i + 1) % n == 0: scheduler.step()` next to `if (i + 1) % n == 0 or last: optimizer.step()`."""
         if self.in_branch(site, check):
             return True
-        for guard in site.guards:
-            for own in windows.checks_in(guard.test, guard, not guard.negated):
-                if own.kind == check.kind and own.count.deep_equals(check.count) and own.counter == check.counter:
-                    return True
-        return False
+        return any(own.same_window(check) for guard in site.guards for own in self._checks_of(guard))
 
     def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
         """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
@@ -616,7 +617,7 @@ class _LoopFinder:
         if _calls_backward_directly(loop, self.names, calls):
             return True
         defined = self.names.functions  # only a call of a function defined in this file can run one
-        calls = [call for call in calls if _short_callee(call) in defined]
+        calls = [call for call in calls if short_callee(call.func) in defined]
         return bool(calls) and any(self.functions.has_work(call, function) for call in calls)
 
     @property
@@ -681,16 +682,6 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
         start = int_value(loop.value_before_loop(assignment.target))
         counters.append(LoopCounter(assignment.target, start, "manual", assignment, None))
     return counters
-
-
-def _short_callee(call: cst.Call) -> Optional[str]:
-    """`step` for `step(...)` and `self.step(...)`."""
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-        return func.attr.value
-    return None
 
 
 def _calls_backward_directly(loop: Loop, names: ModuleNames, calls: List[cst.Call]) -> bool:

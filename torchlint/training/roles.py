@@ -115,16 +115,22 @@ def optimized_models(optimizer: str, names: ModuleNames) -> FrozenSet[str]:
     """`model` for `optimizer = SGD(model.parameters())`; empty when it cannot be read."""
     models: Set[str] = set()
     for value in names.values_of(optimizer):
-        if not isinstance(value, cst.Call):
-            continue
-        for call in calls_in(value):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
-                owner = dotted_name(func.value)
-                if owner is not None:
-                    # `self.model = model` / `model = DDP(model)`: the same parameters by another name.
-                    models |= names.aliases_of(owner)
+        if isinstance(value, cst.Call):
+            models |= parameter_owners(value, names)
     return frozenset(models)
+
+
+def parameter_owners(expression: cst.BaseExpression, names: ModuleNames) -> Set[str]:
+    """The modules whose `.parameters()` (or `.named_parameters()`) `expression` reads, with their aliases
+    (`self.model = model`, `model = DDP(model)`: the same parameters by another name)."""
+    owners: Set[str] = set()
+    for call in calls_in(expression):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+            owner = dotted_name(func.value)
+            if owner is not None:
+                owners |= names.aliases_of(owner)
+    return owners
 
 
 def scheduled_optimizer(scheduler: str, optimizers: FrozenSet[str], names: ModuleNames) -> Optional[str]:

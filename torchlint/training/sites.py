@@ -18,7 +18,7 @@ import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, Definition, Iteration, LoopRegion
 from torchlint.flow.cfg import DEF, STATEMENT, Node, block_of
-from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional
+from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional, short_callee
 from torchlint.training import roles
 from torchlint.walk import calls_in
 
@@ -272,7 +272,7 @@ class SiteCollector:
         callee = dotted_name(func)
         self.found.calls.append(CallSite(self._next(), syntax, callee=callee, **common))
         if self.functions is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "step") \
-                and _short_callee(func) in self.names.functions:
+                and short_callee(func) in self.names.functions:
             self._inline(call, common)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -350,13 +350,4 @@ def _target_node(small: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
     for target in targets:
         if dotted_name(target) == name:
             return target
-    return None
-
-
-def _short_callee(func: cst.BaseExpression) -> Optional[str]:
-    """`step` for `step(...)` and `self.step(...)`: what names a function of this file."""
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-        return func.attr.value
     return None

@@ -68,6 +68,11 @@ class AccumulationCheck:
         """The whole condition the check is part of: the `if`'s test, or what its flag holds."""
         return self.held if self.held is not None else self.guard.test
 
+    def same_window(self, other: "AccumulationCheck") -> bool:
+        """Both conditions let the step through on the same micro-batches' kind of window: the same
+        counter and count (`(i + 1) % n == 0` and `(i + 1) % n == 0 or last`)."""
+        return self.kind == other.kind and self.count.deep_equals(other.count) and self.counter == other.counter
+
     def read_at(self, fallback):
         """Where the counter is read: the flag's assignment, else `fallback` (the guarded site)."""
         return self.held_at if self.held_at >= 0 else fallback
