@@ -19,6 +19,7 @@ once per file.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -87,34 +88,17 @@ class Scope:
     def values_at(self, name: str, where: int) -> List[Optional[cst.BaseExpression]]:
         return [d.value if d.kind == "assign" and not d.unpacked else None for d in self.reaching(name, where)]
 
-    def guards_at(self, node: int) -> Tuple:
-        """The `if` tests around a node's statement in the function (what `_divides_when_needed` reads)."""
-        syntax = self.flow.graph.nodes[node].line or self.flow.graph.nodes[node].syntax
-        return tuple(_Test(test) for test in _tests_around(block_of(self.function), syntax) or ())
+    def guards_at(self, node: int) -> Tuple["_Test", ...]:
+        """The `if` tests whose branches hold a node (what `_divides_when_needed` reads), from the graph."""
+        nodes = self.flow.graph.nodes
+        inside = set(nodes[node].branches)
+        return tuple(_Test(other.assume.test) for other in nodes
+                     if other.assume is not None and (id(other.assume.statement), other.assume.holds) in inside)
 
 
 @dataclass(frozen=True)
 class _Test:
     test: cst.BaseExpression
-
-
-def _tests_around(statements: Sequence[cst.CSTNode], target: cst.CSTNode) -> List[cst.BaseExpression]:
-    for statement in statements:
-        if statement is target:
-            return []
-        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            continue
-        owners = [statement]
-        if isinstance(statement, cst.If) and statement.orelse is not None:
-            owners.append(statement.orelse)
-        for owner in owners:
-            if isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
-                continue
-            inner = _tests_around(block_of(owner), target)
-            if inner is not None or any(part is target for part in block_of(owner)):
-                test = [owner.test] if isinstance(owner, cst.If) else []
-                return test + (inner or [])
-    return None
 
 
 class Functions:
@@ -194,7 +178,7 @@ class Functions:
                 ControlFlowGraph(function, graph.inplace_effects, self.walrus))
         return flow
 
-    def runs(self, function: cst.FunctionDef, depth: int = 1) -> Tuple[Inner, ...]:
+    def runs(self, function: cst.FunctionDef) -> Tuple[Inner, ...]:
         """The backwards and `.step()` calls `function` runs on every call (through the functions it calls)."""
         known = self._work.get(id(function))
         if known is not None:
@@ -232,7 +216,7 @@ class Functions:
                 if _interesting(nested_call, self.names):
                     continue
                 for inner, via in self._inlined(nested_call, function, here, depth + 1):
-                    yield inner, Via(call, via.function, via.flow, via.node, via.statement, via.renames)
+                    yield inner, dataclasses.replace(via, call=call)  # recorded at the loop's own call
 
     def by_name(self, callee: str) -> Optional[cst.FunctionDef]:
         """The function a call of `callee` runs, read without the caller: `compute_loss` of the module,
@@ -244,15 +228,8 @@ class Functions:
 
     def returns(self, function: cst.FunctionDef) -> List[Tuple[cst.BaseExpression, int]]:
         """Each value `function` returns, with the node of its `return` in the function's graph."""
-        found = []
-        for part in preorder(function.body):
-            if isinstance(part, cst.Return) and part.value is not None:
-                flow = self.flow(function)
-                node = next((n.index for n in flow.graph.nodes if n.syntax is part), None)
-                if node is None:
-                    return []
-                found.append((part.value, node))
-        return found
+        return [(node.syntax.value, node.index) for node in self.flow(function).graph.nodes
+                if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
 
     def has_work(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> bool:
         """`call` runs a backward of this file's functions on every call."""
