@@ -5,7 +5,7 @@ Built once per file by the engine and shared by every rule.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -21,6 +21,15 @@ from torchlint.walk import preorder
 # What lies between a module and its statements: compound statements and their blocks and clauses.
 _BLOCK_PARTS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
                 cst.Finally, cst.MatchCase)
+
+
+class _Crossing(NamedTuple):
+    """A site that a loop's call runs in another function (`torchlint.training.calls`)."""
+
+    loop: TrainingLoop
+    site: Site
+    lines: Tuple[int, int]  # of its statement in that function
+    function_lines: Tuple[int, int]  # of that function
 
 
 class FileContext:
@@ -40,7 +49,7 @@ class FileContext:
         self._members: dict = {}
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
-        self._crossing: Optional[List[Tuple[Site, Tuple[int, int], Tuple[int, int]]]] = None
+        self._crossing: Optional[List[_Crossing]] = None
 
     # --- positions -----------------------------------------------------------------
 
@@ -120,9 +129,9 @@ class FileContext:
 
     # --- loops that span functions (`torchlint.training.calls`) ------------------------
 
-    def _crossings(self) -> List[Tuple[Site, Tuple[int, int], Tuple[int, int]]]:
-        """Each site a loop's call runs in another function, with the lines of its statement there and of
-        that function."""
+    def _crossings(self) -> List["_Crossing"]:
+        """Each site a loop's call runs in another function, with its loop and the lines of its statement
+        there and of that function."""
         if self._crossing is None:
             self._crossing = []
             for loop in self.loops:
@@ -130,7 +139,7 @@ class FileContext:
                     if site.via is not None:
                         line, _, end_line, _ = self.span(site.via.statement)
                         first, _, last, _ = self.span(site.via.function)
-                        self._crossing.append((site, (line, end_line), (first, last)))
+                        self._crossing.append(_Crossing(loop, site, (line, end_line), (first, last)))
         return self._crossing
 
     def crosses_functions(self, fix: Optional[Fix]) -> bool:
@@ -139,8 +148,8 @@ class FileContext:
         if fix is None or not self._crossings():
             return False
         # An insertion on the line after the function's last one lands in its body too.
-        return any(first <= edit.end_line and edit.line <= last + 1
-                   for edit in fix.edits for _, _, (first, last) in self._crossings())
+        return any(crossing.function_lines[0] <= edit.end_line and edit.line <= crossing.function_lines[1] + 1
+                   for edit in fix.edits for crossing in self._crossings())
 
     def where_the_rest_runs(self, node: cst.CSTNode) -> Optional[str]:
         """For a finding that spans functions, where its other half lives: said at a called function's
@@ -149,7 +158,7 @@ class FileContext:
         frameworks = [loop for loop in self.loops if loop.framework is not None]
         if not crossings and not frameworks:
             return None
-        line, _, end_line, _ = self.span(node)
+        line = self.span(node)[0]
         inner = any(loop.framework is None and self.span(loop.node)[0] <= line <= self.span(loop.node)[2]
                     for loop in self.loops) if frameworks else False
         for loop in frameworks if not inner else ():
@@ -159,21 +168,19 @@ class FileContext:
                 caller = ("Ignite's `Engine` calls it once per iteration" if loop.framework == "ignite" else
                           "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
-        for site, (first, last), _ in crossings:
-            if first <= line <= last:
-                via = site.via
-                caller = self._function_name(via.call)
+        for crossing in crossings:
+            if crossing.lines[0] <= line <= crossing.lines[1]:
+                via, function = crossing.site.via, crossing.loop.function
+                caller = f"the loop in `{function.name.value}()`" if function is not None else "the loop"
                 return (f"`{via.name}()` runs this on every call; {caller} calls it at line "
                         f"{self.span(via.call)[0]}, once per iteration.")
         for loop in self.loops:
-            if loop.framework is not None:
-                continue
-            start, _, end, _ = self.span(loop.node)
-            if not start <= line <= end:
+            if loop.framework is not None or not self.span(loop.node)[0] <= line <= self.span(loop.node)[2]:
                 continue
             parts = []
-            for site, _, _ in crossings:
-                if any(site is own for own in (*loop.backwards, *loop.steps)):
+            for crossing in crossings:
+                if crossing.loop is loop:
+                    site = crossing.site
                     text = f"`{self.code(site.node)}` runs in `{site.via.name}()` (line {self.span(site.node)[0]}), " \
                            f"called at line {self.span(site.via.call)[0]}"
                     if text not in parts:
@@ -181,13 +188,6 @@ class FileContext:
             if parts:
                 return "; ".join(parts[:2]) + "."
         return None
-
-    def _function_name(self, call: cst.CSTNode) -> str:
-        for loop in self.loops:
-            if loop.function is not None and any(site.via is not None and site.via.call is call
-                                                 for site in (*loop.backwards, *loop.steps)):
-                return f"the loop in `{loop.function.name.value}()`"
-        return "the loop"
 
     # --- edits ---------------------------------------------------------------------
 
