@@ -263,10 +263,7 @@ class SiteCollector:
         syntax = call
         backward = roles.classify_backward(call, self.names)
         if backward is not None:
-            kind, loss, receiver = backward
-            self.found.backwards.append(
-                BackwardSite(self._next(), syntax, loss=loss, kind=kind, retain_graph=roles.retain_graph_arg(call, kind),
-                             create_graph=is_true(keyword(call, "create_graph")), receiver=receiver, **common))
+            self._add_backward(call, backward, common)
             return
         func = call.func
         callee = dotted_name(func)
@@ -278,12 +275,7 @@ class SiteCollector:
             method = func.attr.value
             receiver = dotted_name(func.value)
             if method == "step" and receiver is not None:
-                scaled = positional(call, 0)
-                if scaled is not None and roles.is_scaler(receiver, self.names):
-                    self.found.steps.append(StepSite(self._next(), syntax, receiver=dotted_name(scaled) or "",
-                                                     via_scaler=True, **common))
-                else:
-                    self.found.steps.append(StepSite(self._next(), syntax, receiver=receiver, **common))
+                self._add_step(call, receiver, common)
                 return
             if method == "zero_grad":
                 self.found.resets.append(ResetSite(self._next(), syntax, target=receiver or "", **common))
@@ -307,24 +299,36 @@ class SiteCollector:
             here = {**common, "statement": inner.statement, "via": via}
             backward = roles.classify_backward(inner.call, self.names)
             if backward is not None:
-                kind, loss, receiver = backward
-                self.found.backwards.append(BackwardSite(
-                    self._next(), inner.call, loss=loss, kind=kind,
-                    retain_graph=roles.retain_graph_arg(inner.call, kind),
-                    create_graph=is_true(keyword(inner.call, "create_graph")), receiver=via.rename(receiver), **here))
+                self._add_backward(inner.call, backward, here, via.rename)
                 continue
             func = inner.call.func
             receiver = via.rename(dotted_name(func.value)) if isinstance(func, cst.Attribute) else None
-            if receiver is None:
-                continue
-            scaled = positional(inner.call, 0)
-            if scaled is not None and roles.is_scaler(receiver, self.names):
-                optimizer = via.rename(dotted_name(scaled))
-                if optimizer:
-                    self.found.steps.append(StepSite(self._next(), inner.call, receiver=optimizer, via_scaler=True,
-                                                     **here))
-            else:
-                self.found.steps.append(StepSite(self._next(), inner.call, receiver=receiver, **here))
+            if receiver is not None:
+                self._add_step(inner.call, receiver, here, via.rename)
+
+    def _add_backward(self, call: cst.Call, backward: tuple, fields: dict,
+                      rename: Callable[[Optional[str]], Optional[str]] = lambda name: name) -> None:
+        """A backward site from `roles.classify_backward`'s answer; `rename` maps a called function's names
+        to the loop's."""
+        kind, loss, receiver = backward
+        self.found.backwards.append(BackwardSite(
+            self._next(), call, loss=loss, kind=kind, retain_graph=roles.retain_graph_arg(call, kind),
+            create_graph=is_true(keyword(call, "create_graph")), receiver=rename(receiver), **fields))
+
+    def _add_step(self, call: cst.Call, receiver: str, fields: dict,
+                  rename: Optional[Callable[[Optional[str]], Optional[str]]] = None) -> None:
+        """`receiver.step(...)`; `scaler.step(optimizer)` is the optimizer's step. Through `rename`, an optimizer
+        that is a parameter the call did not pass gives no site."""
+        scaled = positional(call, 0)
+        if scaled is not None and roles.is_scaler(receiver, self.names):
+            optimizer = dotted_name(scaled)
+            if rename is not None:
+                optimizer = rename(optimizer)
+                if not optimizer:
+                    return
+            self.found.steps.append(StepSite(self._next(), call, receiver=optimizer or "", via_scaler=True, **fields))
+        else:
+            self.found.steps.append(StepSite(self._next(), call, receiver=receiver, **fields))
 
     def _helper(self, callee: Optional[str]) -> Tuple[bool, bool, bool]:
         """What the functions of this file that `callee` may run do to gradients: (they reset, one always
