@@ -454,25 +454,26 @@ def _slices_of(context: FileContext, loop: TrainingLoop) -> Optional[Tuple[str, 
                              for element in part.slice)
                      for part in preorder(node.body))
         return (batch, f"`ceil(len({batch}) / {context.code(size)})`") if sliced else None
-    parts = list(iterable.args) if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "zip" \
-        else [cst.Arg(iterable)]
-    for arg in parts[:1]:
-        value = arg.value
-        if not isinstance(value, cst.Call):
+    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "zip":
+        if not iterable.args:
             return None
-        qualified = context.names.callee(value) or ""
-        if isinstance(value.func, cst.Attribute) and value.func.attr.value in ("chunk", "split") and value.args \
-                and not qualified.startswith("torch.") or qualified in ("torch.chunk", "torch.split"):
-            method = value.func.attr.value if isinstance(value.func, cst.Attribute) else qualified[6:]
-            tensor = value.func.value if qualified not in ("torch.chunk", "torch.split") else value.args[0].value
-            amount = value.args[0 if qualified not in ("torch.chunk", "torch.split") else 1].value \
-                if len(value.args) > (0 if qualified not in ("torch.chunk", "torch.split") else 1) else None
-            if amount is None or isinstance(amount, (cst.List, cst.Tuple)):
-                return None
-            count = f"`{context.code(amount)}`" if method == "chunk" else \
-                f"`ceil(len({context.code(tensor)}) / {context.code(amount)})`"
-            return context.code(tensor), count
-    return None
+        iterable = iterable.args[0].value  # `zip(x.chunk(k), y.chunk(k))`: the first names the batch
+    if not isinstance(iterable, cst.Call):
+        return None
+    qualified = context.names.callee(iterable) or ""
+    arguments = [arg.value for arg in iterable.args]
+    if qualified in ("torch.chunk", "torch.split"):  # `torch.chunk(x, k)`
+        method, tensor, amount = qualified[len("torch."):], arguments[0] if arguments else None, arguments[1:2]
+    elif isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("chunk", "split") \
+            and not qualified.startswith("torch."):  # `x.chunk(k)`
+        method, tensor, amount = iterable.func.attr.value, iterable.func.value, arguments[:1]
+    else:
+        return None
+    if tensor is None or not amount or isinstance(amount[0], (cst.List, cst.Tuple)):
+        return None
+    count = f"`{context.code(amount[0])}`" if method == "chunk" else \
+        f"`ceil(len({context.code(tensor)}) / {context.code(amount[0])})`"
+    return context.code(tensor), count
 
 
 def _step_after(context: FileContext, loop: TrainingLoop) -> Optional[cst.Call]:
