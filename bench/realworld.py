@@ -70,19 +70,36 @@ command that gets it is printed. An existing folder is left as it is.
 
 Audit file format
 -----------------
-CSV with the header ``repo,commit,path,line,code,verdict,class,reason``.
+CSV with the header ``repo,commit,path,line,code,verdict,class,reason,fix``.
 
 * Manifest rows, one per repository: ``repo`` (``owner/name`` on GitHub, or
   ``pypi:NAME==VERSION``), ``commit`` (40 hex digits; the version for a ``pypi:`` entry),
-  ``path``, ``line`` and ``code`` empty, ``verdict`` = ``repo``, ``class`` empty, ``reason``
-  a free description of the codebase.
+  ``path``, ``line``, ``code`` and ``fix`` empty, ``verdict`` = ``repo``, ``class`` = the
+  repository's *half*, ``reason`` a free description of the codebase. The half is ``seen``
+  for the codebases the rules were corrected against before the split existed, else
+  ``tuning`` or ``check`` as ``python ../shared/split_half.py owner/name`` assigns it (a
+  hash of the name: nobody's choice). Classes of false alarms are corrected on the tuning
+  half; the check half's precision, measured before its findings are looked at, is the
+  figure that says whether the corrections generalise. The report gives precision (and
+  recall) per half.
 * Finding rows: ``repo`` and ``commit`` as in the repository's manifest row, ``path``
   relative to the checkout (a notebook finding is ``path/to/nb.ipynb:cell N``, as torchlint
   prints it), ``line`` (1-based), ``code`` (``TL000``...), ``verdict`` ``TP``, ``FP`` or ``?``,
   ``class`` (for an FP: ``target-rebound``, ``every-path``, ``inplace-detach``,
   ``dist-autograd``, ``fresh-optimizer``, ``token-normalisation``, ``bounded-total`` or
-  ``other:<kebab-name>``; for a TP: the bug in a few words, or empty), and ``reason``: one
-  line saying why, in terms of the code.
+  ``other:<kebab-name>``; for a TP: the bug in a few words, or empty), ``reason``: one
+  line saying why, in terms of the code, and ``fix``: the judged fix torchlint offers for
+  it — empty (not recorded), ``none``, ``unsafe`` (applied only with ``--unsafe-fixes``), ``safe-ok`` (the
+  ``--diff`` was read: the edited program still runs and trains as intended) or
+  ``safe-breaks`` (the safe fix breaks a working program). A finding whose fix is now safe
+  but whose row does not say ``safe-ok`` or ``safe-breaks`` is listed as an unjudged safe
+  fix; a ``safe-breaks`` fix still offered as safe is listed too; both make the run not
+  clean.
+* Missed rows (``verdict`` = ``missed``): a bug found by hand in the codebase that torchlint
+  does not report; ``code`` is the rule that should report it, ``line`` where it would,
+  ``class`` the bug's shape in a few words, ``reason`` why it is a bug, ``fix`` empty. They
+  give recall: reported true positives / (those + the misses still unreported). A finding
+  that matches a missed row is listed for auditing.
 
 The script uses the standard library only and never imports torch.
 """
@@ -107,7 +124,9 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
 DEFAULT_AUDIT = HERE / "realworld_audit.csv"
 DEFAULT_GIT_URL = "https://github.com/{owner}/{name}.git"
-HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason"]
+HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason", "fix"]
+HALVES = ("seen", "tuning", "check")
+FIX_VERDICTS = ("none", "unsafe", "safe-ok", "safe-breaks")
 FP_CLASSES = (
     "target-rebound",
     "every-path",
@@ -136,6 +155,7 @@ class Repo:
     commit: str
     description: str
     lineno: int
+    half: str = "seen"  # seen (tuned against before the split), tuning or check
 
     @property
     def pypi(self):
@@ -161,6 +181,7 @@ class Row:
     klass: str
     reason: str
     lineno: int
+    fix: str = ""  # none, unsafe, safe-ok or safe-breaks (the judged fix); empty when not judged
 
     @property
     def key(self):
@@ -202,7 +223,7 @@ def load_audit(path: Path) -> Audit:
                 continue
             if len(fields) != len(HEADER):
                 fail(f"expected {len(HEADER)} fields, got {len(fields)}")
-            repo, commit, rpath, line, code, verdict, klass, reason = (f.strip() for f in fields)
+            repo, commit, rpath, line, code, verdict, klass, reason, fix = (f.strip() for f in fields)
             if not repo:
                 fail("empty repo")
             if verdict == "repo":
@@ -219,10 +240,18 @@ def load_audit(path: Path) -> Audit:
                     fail(f"commit {commit!r} of {repo} is not 40 lowercase hex digits")
                 if repo in audit.repos:
                     fail(f"second manifest row for {repo} (first on line {audit.repos[repo].lineno})")
-                audit.repos[repo] = Repo(repo, commit, reason, reader.line_num)
+                if klass not in HALVES:
+                    fail(f"the class of a manifest row is its half: one of {', '.join(HALVES)}, got {klass!r}")
+                if fix:
+                    fail("a manifest row has an empty fix")
+                audit.repos[repo] = Repo(repo, commit, reason, reader.line_num, klass)
                 continue
-            if verdict not in ("TP", "FP", "?"):
-                fail(f"verdict must be repo, TP, FP or ?, got {verdict!r}")
+            if verdict not in ("TP", "FP", "?", "missed"):
+                fail(f"verdict must be repo, TP, FP, ? or missed, got {verdict!r}")
+            if verdict in ("TP", "FP") and fix and fix not in FIX_VERDICTS:
+                fail(f"a {verdict} row's fix must be empty or one of {', '.join(FIX_VERDICTS)}, got {fix!r}")
+            if verdict == "missed" and (fix or not klass):
+                fail("a missed row (a bug found by hand that torchlint does not report) has a class and no fix")
             if not rpath:
                 fail("a finding row needs a path")
             try:
@@ -239,9 +268,9 @@ def load_audit(path: Path) -> Audit:
                 if klass not in FP_CLASSES:
                     if not (klass.startswith("other:") and KEBAB_RE.match(klass[6:])):
                         fail(f"unknown FP class {klass!r}: use one of {', '.join(FP_CLASSES)} or other:<kebab-name>")
-            if verdict in ("TP", "FP") and not reason:
+            if verdict in ("TP", "FP", "missed") and not reason:
                 fail(f"a {verdict} row needs a reason")
-            pending.append(Row(repo, commit, rpath, lineno, code, verdict, klass, reason, reader.line_num))
+            pending.append(Row(repo, commit, rpath, lineno, code, verdict, klass, reason, reader.line_num, fix))
     except csv.Error as e:
         raise AuditError(f"{path}:{reader.line_num}: {e}") from None
     for row in pending:
@@ -308,6 +337,7 @@ def run_torchlint(cmd: list, folder: Path, env: dict, timeout: float):
                 "column": int(f.get("column") or 0),
                 "code": str(f.get("code", "")),
                 "message": str(f.get("message", "")),
+                "fix": (f.get("fix") or {}).get("applicability") or "none",
             }
         )
     findings.sort(key=lambda f: (f["path"], f["line"], f["column"], f["code"]))
@@ -377,6 +407,10 @@ def compare(args, audit: Audit) -> int:
         "false_positives": [],
         "lost_true_positives": [],
         "fixed_false_positives": [],
+        "unjudged_safe_fixes": [],
+        "breaking_safe_fixes": [],
+        "found_misses": [],
+        "misses": [],
     }
     by_rule = collections.defaultdict(lambda: collections.Counter())
     fp_by_class = collections.Counter()
@@ -396,8 +430,9 @@ def compare(args, audit: Audit) -> int:
             summary["errors"].append({"repo": repo.name, "error": error})
             continue
         audited = collections.defaultdict(list)
+        missed = collections.defaultdict(list)
         for row in rows_by_repo[repo.name]:
-            audited[row.key].append(row)
+            (missed if row.verdict == "missed" else audited)[row.key].append(row)
         counts = collections.Counter()
         for f in findings:
             key = (repo.name, f["path"], f["line"], f["code"])
@@ -406,6 +441,15 @@ def compare(args, audit: Audit) -> int:
             counts["findings"] += 1
             rule = by_rule[f["code"]]
             rule["findings"] += 1
+            if row is None and missed[key]:
+                # a bug hunted by hand is now reported: audit it as a finding (its fix too)
+                hunted = missed[key].pop(0)
+                summary["found_misses"].append(dict(item, **{"class": hunted.klass, "reason": hunted.reason}))
+            if row is not None and row.verdict != "?" and f["fix"] == "safe":
+                if row.fix == "safe-breaks":
+                    summary["breaking_safe_fixes"].append(dict(item, **{"class": row.klass, "reason": row.reason}))
+                elif row.fix != "safe-ok":
+                    summary["unjudged_safe_fixes"].append(item)
             if row is None or row.verdict == "?":
                 counts["unaudited"] += 1
                 rule["unaudited"] += 1
@@ -436,9 +480,17 @@ def compare(args, audit: Audit) -> int:
                     counts["fixed_fp"] += 1
                     by_rule[row.code]["fixed_fp"] += 1
                     summary["fixed_false_positives"].append(item)
+        for rows in missed.values():
+            for row in rows:  # hunted by hand, still not reported
+                counts["missed"] += 1
+                summary["misses"].append(
+                    {"repo": row.repo, "path": row.path, "line": row.line, "code": row.code,
+                     "class": row.klass, "reason": row.reason}
+                )
         summary["repos"].append(
             {
                 "repo": repo.name,
+                "half": repo.half,
                 "commit": repo.commit,
                 "folder": str(folder),
                 "files": count_files(folder),
@@ -448,15 +500,22 @@ def compare(args, audit: Audit) -> int:
                 "unaudited": counts["unaudited"],
                 "lost_tp": counts["lost_tp"],
                 "fixed_fp": counts["fixed_fp"],
+                "missed": counts["missed"],
             }
         )
 
     totals = collections.Counter()
+    halves = {h: collections.Counter() for h in HALVES}
     for r in summary["repos"]:
-        totals.update({k: r[k] for k in ("files", "findings", "tp", "fp", "unaudited", "lost_tp", "fixed_fp")})
+        counted = {k: r[k] for k in COUNTED}
+        totals.update(counted)
+        halves[r["half"]].update(counted, repos=1)
     summary["totals"] = dict(totals)
-    judged = totals["tp"] + totals["fp"]
-    summary["precision"] = totals["tp"] / judged if judged else None
+    summary["precision"] = precision(totals)
+    summary["recall"] = recall(totals)
+    summary["halves"] = {
+        h: dict(c, precision=precision(c), recall=recall(c)) for h, c in halves.items() if c["repos"]
+    }
     summary["by_rule"] = {
         code: dict(
             c,
@@ -465,7 +524,10 @@ def compare(args, audit: Audit) -> int:
         for code, c in sorted(by_rule.items())
     }
     summary["fp_by_class"] = dict(sorted(fp_by_class.items(), key=lambda kv: (-kv[1], kv[0])))
-    clean = not (totals["fp"] or totals["unaudited"] or totals["lost_tp"])
+    clean = not (
+        totals["fp"] or totals["unaudited"] or totals["lost_tp"]
+        or summary["unjudged_safe_fixes"] or summary["breaking_safe_fixes"]
+    )
     summary["ok"] = clean and not summary["errors"]
 
     if args.write_unaudited:
@@ -479,6 +541,22 @@ def compare(args, audit: Audit) -> int:
     if summary["errors"]:
         return 2
     return 0 if clean else 1
+
+
+COUNTED = ("files", "findings", "tp", "fp", "unaudited", "lost_tp", "fixed_fp", "missed")
+
+
+def precision(counts):
+    """TP / (TP + FP) over the judged findings; None when nothing is judged."""
+    judged = counts["tp"] + counts["fp"]
+    return counts["tp"] / judged if judged else None
+
+
+def recall(counts):
+    """Reported true positives over those plus the hand-hunted bugs still missed; None without misses."""
+    if not counts["missed"]:
+        return None
+    return counts["tp"] / (counts["tp"] + counts["missed"])
 
 
 def aliases(repo: Repo) -> set:
@@ -507,7 +585,10 @@ def write_unaudited(path: Path, items):
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(HEADER)
         for f in items:
-            w.writerow([f["repo"], f["commit"], f["path"], f["line"], f["code"], "?", "", "msg: " + f["message"]])
+            offered = {"safe": "safe-?", "unsafe": "unsafe"}.get(f["fix"], "none")
+            w.writerow(
+                [f["repo"], f["commit"], f["path"], f["line"], f["code"], "?", "", "msg: " + f["message"], offered]
+            )
 
 
 def _pct(x):
@@ -537,6 +618,19 @@ def print_report(s):
     print(file=out)
     tp, fp = t.get("tp", 0), t.get("fp", 0)
     print(f"precision: TP / (TP + FP) = {tp} / {tp + fp} = {_pct(s['precision'])}", file=out)
+    if s["recall"] is not None:
+        print(f"recall: TP / (TP + missed) = {tp} / {tp + t.get('missed', 0)} = {_pct(s['recall'])}", file=out)
+    if s["halves"]:
+        print(file=out)
+        heads = ("repos", "findings", "TP", "FP", "unaudited", "missed", "precision", "recall")
+        print(f"{'half':<8}" + "".join(f"{h:>10}" for h in heads), file=out)
+        for half, c in s["halves"].items():
+            print(
+                f"{half:<8}"
+                + "".join(f"{c.get(k, 0):>10}" for k in ("repos", "findings", "tp", "fp", "unaudited", "missed"))
+                + f"{_pct(c['precision']):>10}{_pct(c['recall']):>10}",
+                file=out,
+            )
     if s["by_rule"]:
         print(file=out)
         heads = ("findings", "TP", "FP", "unaudited", "lost TP", "fixed FP", "precision")
@@ -563,9 +657,19 @@ def print_report(s):
         for it in s["unaudited"]:
             print(f"  {where(it)} {it['message']}", file=out)
     for title, key in (
+        ("SAFE FIXES NOT JUDGED (judge the --diff: fix column safe-ok or safe-breaks)", "unjudged_safe_fixes"),
+        ("hand-hunted misses now reported (audit them as findings)", "found_misses"),
+    ):
+        if s[key]:
+            print(f"\n{title} ({len(s[key])}):", file=out)
+            for it in s[key]:
+                print(f"  {where(it)} {it['message']}", file=out)
+    for title, key in (
+        ("SAFE FIXES THAT BREAK A PROGRAM, still offered as safe", "breaking_safe_fixes"),
         ("FALSE POSITIVES still reported", "false_positives"),
         ("LOST TRUE POSITIVES (audited TP no longer reported)", "lost_true_positives"),
         ("fixed false positives (audited FP no longer reported)", "fixed_false_positives"),
+        ("hand-hunted bugs still missed", "misses"),
     ):
         items = s[key]
         if not items:
@@ -596,6 +700,10 @@ def print_report(s):
             bad.append(f"{t['unaudited']} unaudited finding(s)")
         if t.get("lost_tp"):
             bad.append(f"{t['lost_tp']} lost true positive(s)")
+        if s["unjudged_safe_fixes"]:
+            bad.append(f"{len(s['unjudged_safe_fixes'])} unjudged safe fix(es)")
+        if s["breaking_safe_fixes"]:
+            bad.append(f"{len(s['breaking_safe_fixes'])} safe fix(es) that break a program")
         if s["errors"]:
             bad.append(f"{len(s['errors'])} failed run(s)")
         print("NOT CLEAN: " + ", ".join(bad) + ".", file=out)
