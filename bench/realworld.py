@@ -43,6 +43,7 @@ the false positives still reported per class; and lists
 Missing checkouts are listed and skipped; the others are still compared. ``--repo NAME``
 (repeatable, case-insensitive) restricts the run to a repository named ``owner/name``, by
 its folder name, by its bare name (``nanoGPT``), or ``pypi:torch==2.13.0`` / ``torch``.
+``--half seen|tuning|check`` restricts it to one half of the audit (see below).
 ``--json`` prints a machine-readable summary instead of the text report.
 ``--write-unaudited FILE`` writes the unaudited findings as CSV rows in the audit format with
 verdict ``?`` and torchlint's message in ``reason``: judge them by hand, replace verdict,
@@ -381,7 +382,7 @@ def compare(args, audit: Audit) -> int:
     if not checkouts.is_dir():
         print(f"error: {checkouts}: no such folder (run with --checkout first)", file=sys.stderr)
         return 2
-    repos = select_repos(audit, args.repo)
+    repos = select_repos(audit, args.repo, args.half)
     if repos is None:
         return 2
     if args.torchlint:
@@ -565,8 +566,8 @@ def aliases(repo: Repo) -> set:
     return {n.lower() for n in names}
 
 
-def select_repos(audit: Audit, names):
-    repos = list(audit.repos.values())
+def select_repos(audit: Audit, names, half=None):
+    repos = [r for r in audit.repos.values() if half is None or r.half == half]
     if not names:
         return repos
     chosen = []
@@ -719,7 +720,7 @@ def git(*argv, cwd=None, input=None):
 def make_checkouts(args, audit: Audit) -> int:
     checkouts = Path(args.checkouts)
     checkouts.mkdir(parents=True, exist_ok=True)
-    repos = select_repos(audit, args.repo)
+    repos = select_repos(audit, args.repo, args.half)
     if repos is None:
         return 2
     failed = 0
@@ -807,6 +808,7 @@ def main(argv=None) -> int:
     p.add_argument("checkouts", metavar="CHECKOUTS", help="folder holding one checkout per repository")
     p.add_argument("--audit", default=str(DEFAULT_AUDIT), help="audit CSV (default: %(default)s)")
     p.add_argument("--repo", action="append", metavar="NAME", help="only this repository (repeatable)")
+    p.add_argument("--half", choices=HALVES, help="only the repositories of this half of the audit")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the report")
     p.add_argument(
         "--write-unaudited", metavar="FILE", help="write the unaudited findings as audit rows with verdict ?"
