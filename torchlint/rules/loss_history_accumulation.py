@@ -67,7 +67,7 @@ from torchlint.model import SAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import Assignment, TrainingLoop
-from torchlint.training.graph import GRAPH_KEEPING_METHODS
+from torchlint.training.graph import GRAPH_KEEPING_METHODS, cuts
 from torchlint.training.loop import uses_attribute_of
 from torchlint.training.windows import is_number
 
@@ -253,8 +253,12 @@ def _attached_to_graph(loop: TrainingLoop, added: cst.BaseExpression, assignment
     if (isinstance(added, cst.Call) and isinstance(added.func, cst.Attribute)
             and added.func.attr.value in GRAPH_KEEPING_METHODS and names.qualify(added.func) is None):
         return _attached_to_graph(loop, added.func.value, assignment, names, backward_losses)
-    if dotted_name(added) in backward_losses:
-        return True
+    name = dotted_name(added)
+    if name in backward_losses:
+        # The backpropagated loss, unless every value reaching here was cut from its graph
+        # (`loss = loss.detach().cpu().numpy()` after the backward, then `total += loss`).
+        reaching = loop.reaching(name, assignment)
+        return not reaching or not all(cuts(definition, names) for definition in reaching)
     origin = loop.origin(added, assignment, names)
     return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none"}
 

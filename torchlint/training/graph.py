@@ -37,7 +37,7 @@ TENSOR_METHODS = frozenset(
 # Tensor methods whose result is still attached to the receiver's graph.
 GRAPH_KEEPING_METHODS = TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp"}
 # Methods that give a plain Python value: no graph.
-_TO_PYTHON = frozenset({"item", "tolist"})
+_TO_PYTHON = frozenset({"item", "tolist", "numpy"})  # `numpy()` also refuses a tensor that requires grad
 # Calls whose result is their argument's elements, graph and all.
 _CONTAINERS = frozenset({"tuple", "list", "dict", "set"})
 _DETACHING_WORDS = ("detach", "repackage")
