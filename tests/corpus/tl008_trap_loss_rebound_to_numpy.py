@@ -3,13 +3,15 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from tqdm import tqdm
 
 
 def train(model, device, train_graphs, optimizer, epoch, iters_per_epoch=50, batch_size=32):
     model.train()
     criterion = nn.CrossEntropyLoss()
+    pbar = tqdm(range(iters_per_epoch), unit="batch")
     loss_accum = 0
-    for pos in range(iters_per_epoch):
+    for pos in pbar:
         selected_idx = np.random.permutation(len(train_graphs))[:batch_size]
         batch_graph = [train_graphs[idx] for idx in selected_idx]
         output = model(batch_graph)
