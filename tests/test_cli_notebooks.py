@@ -80,3 +80,77 @@ def test_invalid_notebook_gets_a_clear_message_and_the_run_goes_on(torchlint, tm
     assert result.returncode == 1
     assert "a_broken.ipynb: not valid JSON" in result.stderr
     assert "b_train.ipynb:cell 2:3:5: TL003" in result.stdout
+
+
+# --- cells that are not Python, and cells that do not parse ---------------------------------
+
+# Looks like a training step, but it is shell: Jupyter hands it to bash.
+BASH_CELL = "%%bash\nfor run in runs/*; do\n  grep 'loss.backward()' $run/log.txt | tail -n 1\ndone\n"
+PASTED_LOG = "Epoch 1/10 loss: 0.532 acc: 0.81\nEpoch 2/10 loss: 0.401 acc: 0.85\n"
+PASTED_TRACEBACK = (
+    "---------------------------------------------------------------------------\n"
+    "RuntimeError                              Traceback (most recent call last)\n"
+    "----> 3     loss.backward()\n"
+    "RuntimeError: Trying to backward through the graph a second time\n"
+)
+CLEAN_LOOP = LOOP.replace("    loss.backward()\n", "    (loss / accum).backward()\n")
+
+
+def findings(result):
+    return [(d["code"], d["cell"], d["line"]) for d in json.loads(result.stdout)]
+
+
+def test_cells_in_another_language_are_not_linted(torchlint, tmp_path):
+    timed = "%%time\n" + CLEAN_LOOP
+    (tmp_path / "train.ipynb").write_text(notebook(SETUP, BASH_CELL, "%%writefile loop.py\n" + LOOP, timed))
+    data = json.loads(notebook(SETUP, "for f in *.pt; do echo $f; loss.backward(); done\n", CLEAN_LOOP))
+    data["cells"][2]["metadata"]["vscode"] = {"languageId": "shellscript"}
+    (tmp_path / "vscode.ipynb").write_text(json.dumps(data, indent=1))
+    data["metadata"] = {"kernelspec": {"name": "julia-1.10", "language": "julia", "display_name": "Julia"}}
+    data["cells"][3]["source"] = ["for (x, y) in loader\n", "    loss.backward()\n", "end\n"]
+    (tmp_path / "julia.ipynb").write_text(json.dumps(data, indent=1))
+    result = torchlint("train.ipynb", "vscode.ipynb", "julia.ipynb", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All checks passed." in result.stdout
+
+
+def test_a_cell_under_time_is_linted_and_fixed_with_its_magic_kept(torchlint, tmp_path):
+    path = tmp_path / "train.ipynb"
+    path.write_text(notebook(SETUP, "%%time\n" + LOOP))
+    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL003", 2, 4)]
+    assert torchlint("--fix", "train.ipynb", cwd=tmp_path).returncode == 0
+    assert json.loads(path.read_text())["cells"][2]["source"][:4] == [
+        "%%time\n", "for i, (x, y) in enumerate(loader):\n", "    loss = criterion(model(x), y)\n",
+        "    loss = loss / accum\n"]
+
+
+def test_a_cell_that_does_not_parse_hides_nothing_in_the_others(torchlint, tmp_path):
+    (tmp_path / "train.ipynb").write_text(notebook(SETUP, PASTED_LOG, LOOP, PASTED_TRACEBACK))
+    result = torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)
+    assert result.returncode == 1
+    assert findings(result) == [("TL000", 2, 1), ("TL003", 3, 3), ("TL000", 4, 1)]
+    concise = torchlint("train.ipynb", "--output-format", "concise", cwd=tmp_path).stdout.splitlines()
+    assert concise[0].startswith("train.ipynb:cell 2:1:7: TL000 SyntaxError: invalid syntax")
+    assert concise[1].startswith("train.ipynb:cell 3:3:5: TL003 [*]")
+    assert concise[2].startswith("train.ipynb:cell 4:1:") and ": TL000 SyntaxError: " in concise[2]
+    # Found in a folder too, where only files that may hold a training loop are checked.
+    assert findings(torchlint(".", "--output-format", "json", cwd=tmp_path)) == findings(result)
+
+
+def test_fix_leaves_a_cell_that_does_not_parse_byte_identical(torchlint, tmp_path):
+    path = tmp_path / "train.ipynb"
+    text = notebook(SETUP, PASTED_LOG, LOOP)
+    path.write_text(text)
+    diff = torchlint("--diff", "train.ipynb", cwd=tmp_path)
+    assert diff.returncode == 1
+    assert [line for line in diff.stdout.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
+        '+    "    loss = loss / accum\\n",']
+    assert path.read_text() == text
+    result = torchlint("--fix", "train.ipynb", "--output-format", "concise", cwd=tmp_path)
+    assert result.returncode == 1  # the pasted log is still not Python
+    assert result.stdout.startswith("train.ipynb:cell 2:1:7: TL000")
+    assert "TL003" not in result.stdout and "Fixed 1 problem." in result.stdout
+    fixed_line = '    "    loss = loss / accum\\n",\n'
+    anchor = '    "    loss = criterion(model(x), y)\\n",\n'
+    assert path.read_text() == text.replace(anchor, anchor + fixed_line)
+    assert torchlint("--fix", "train.ipynb", cwd=tmp_path).stdout.count("Fixed") == 0

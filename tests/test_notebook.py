@@ -8,10 +8,11 @@ import re
 import libcst as cst
 import pytest
 
-from torchlint.engine import lint_source
+from torchlint.engine import SourceText, lint_source, load_program
 from torchlint.fix import fix_source
 from torchlint.model import Diagnostic, Edit, Fix
 from torchlint.notebook import NotebookError, map_diagnostic, read_notebook, write_back
+from pathlib import Path
 from torchlint.rules import ALL_RULES
 
 # As Jupyter writes it: indent=1, sorted keys, ensure_ascii=False, a final newline.
@@ -163,8 +164,9 @@ def test_program_is_the_code_cells_in_order_with_magics_masked():
     assert lines[5] == "for i, (x, y) in enumerate(loader):"
     # `%time` is the only statement before the others in the loop body: it becomes `pass`.
     assert lines[6].startswith("    pass  # ")
-    # The whole `%%time` cell is masked, including its indented body.
-    assert all(line.lstrip().startswith("#") for line in lines[-3:])
+    # `%%time` runs its body as Python: only the magic's line is masked, the body is linted.
+    assert lines[-3].startswith("# torchlint: masked magic")
+    assert lines[-2:] == ["for epoch in range(3):", "    evaluate(model)"]
     assert "not python" not in notebook.source and "Training" not in notebook.source
     assert parses(notebook.source)
     assert notebook.is_python
@@ -298,7 +300,7 @@ def test_magic_continued_with_a_backslash_is_masked_whole():
 
 
 def test_cell_magic_masks_the_whole_cell():
-    cell = ["%%time\n", "for x in y:\n", "    (\n", "\n", "%%bash extra\n", "echo hi"]
+    cell = ["%%writefile helper.py\n", "for x in y:\n", "    (\n", "\n", "%%bash extra\n", "echo hi"]
     notebook = read_notebook(notebook_json(["import os\n"], cell, ["z = 2"]))
     assert parses(notebook.source), notebook.source
     cell_lines = notebook.source.splitlines()[2:8]
@@ -310,6 +312,174 @@ def test_cell_magic_masks_the_whole_cell():
 def test_cell_magic_after_leading_blank_lines():
     notebook = read_notebook(notebook_json(["\n", "%%writefile train.py\n", "def f(:\n"]))
     assert parses(notebook.source)
+
+
+# An accumulation loop whose mean loss is not divided: one finding, TL003 on `loss.backward()` (its line 3).
+BUGGY_LOOP = [
+    "for i, (x, y) in enumerate(loader):\n",
+    "    loss = criterion(model(x), y)\n",
+    "    loss.backward()\n",
+    "    if (i + 1) % accum == 0 or (i + 1) == len(loader):\n",
+    "        optimizer.step()\n",
+    "        optimizer.zero_grad()\n",
+]
+# Shell, SQL or HTML that mentions a backward: linted as Python, it would not even parse.
+NOT_PYTHON = [
+    "for f in runs/*.log; do grep 'loss.backward()' $f; done\n",
+    "SELECT loss, step FROM runs WHERE backward(x) > 0;\n",
+    "<p>loss.backward() then optimizer.step()</p>\n",
+]
+
+
+def cell_notebook(cells, metadata=None, cell_metadata=None) -> str:
+    data = json.loads(notebook_json(*cells))
+    if metadata is not None:
+        data["metadata"] = metadata
+    for cell, extra in zip(data["cells"], cell_metadata or []):
+        cell["metadata"] = extra
+    return json.dumps(data, indent=1) + "\n"
+
+
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 1 -r 1", "%%capture out --no-stderr", "%%prun -s cumtime",
+                                   "%%debug", "%%memit"])
+def test_cell_magics_that_run_python_have_their_body_linted(magic):
+    notebook = read_notebook(notebook_json(["import torch\n"], [magic + "\n", *BUGGY_LOOP]))
+    assert notebook.cell(2).linted and parses(notebook.source)
+    assert [(d.code, d.cell, d.line) for d in lint(notebook)] == [("TL003", 2, 4)]
+    assert write_back(notebook, notebook.source) == notebook.text
+
+
+@pytest.mark.parametrize("magic", ["%%bash", "%%sh", "%%html", "%%HTML", "%%javascript", "%%js", "%%writefile run.sh",
+                                   "%%latex", "%%markdown", "%%R -i df", "%%sql sqlite://", "%%script bash", "%%!",
+                                   "%%python3", "%%cython", "%%time\n%%bash", "%%capture\n\n%%writefile a.txt"])
+def test_cell_magics_of_another_language_keep_the_cell_out_of_the_program(magic):
+    notebook = read_notebook(notebook_json(["import torch\n"], [magic + "\n", *NOT_PYTHON, "\u00a0\n"], BUGGY_LOOP))
+    assert not notebook.cell(2).linted and notebook.cell(3).linted
+    assert parses(notebook.source), notebook.source
+    assert "backward(x)" not in notebook.source and "<p>" not in notebook.source
+    assert [(d.code, d.cell) for d in lint(notebook)] == [("TL003", 3)]
+    assert write_back(notebook, notebook.source) == notebook.text
+
+
+@pytest.mark.parametrize("metadata, linted", [
+    ({"vscode": {"languageId": "shellscript"}}, False),
+    ({"vscode": {"languageId": "sql"}}, False),
+    ({"dotnet_interactive": {"language": "pwsh"}}, False),
+    ({"polyglot_notebook": {"kernelName": "csharp"}}, False),
+    ({"vscode": {"languageId": "python"}}, True),
+    ({"dotnet_interactive": {"language": "Python"}}, True),
+    ({"vscode": {"languageId": ""}}, True),
+    ({"vscode": "not an object"}, True),
+    ({"tags": ["bash"]}, True),
+])
+def test_a_cell_whose_metadata_gives_another_language_is_not_linted(metadata, linted):
+    cell = NOT_PYTHON if not linted else BUGGY_LOOP
+    notebook = read_notebook(cell_notebook([cell, BUGGY_LOOP], cell_metadata=[metadata, {}]))
+    assert notebook.cell(1).linted is linted and notebook.cell(2).linted
+    assert parses(notebook.source), notebook.source
+    assert [d.cell for d in lint(notebook) if d.code == "TL003"] == ([1, 2] if linted else [2])
+    assert write_back(notebook, notebook.source) == notebook.text
+
+
+@pytest.mark.parametrize("metadata", [
+    {"kernelspec": {"display_name": "Julia 1.10", "language": "julia", "name": "julia-1.10"}},
+    {"language_info": {"name": "scala"}},
+    {"kernelspec": {"display_name": ".NET (C#)", "language": "C#", "name": ".net-csharp"},
+     "language_info": {"name": "polyglot-notebook"}},
+])
+def test_a_notebook_of_another_language_is_not_linted(metadata):
+    notebook = read_notebook(cell_notebook([BUGGY_LOOP], metadata=metadata))
+    assert not notebook.is_python
+    assert load_program(Path("train.ipynb"), SourceText(notebook.text, "utf-8", False)) is None
+
+
+# Lines people paste into code cells: not Python.
+TRAINING_LOG = [
+    "Epoch 1/10\n",
+    "391/391 [==============================] - 12s 30ms/step - loss: 1.5321 - accuracy: 0.4410\n",
+    "Epoch 2/10 loss: 0.532 acc: 0.81\n",
+]
+TRACEBACK = [
+    "---------------------------------------------------------------------------\n",
+    "RuntimeError                              Traceback (most recent call last)\n",
+    "Cell In[5], line 4\n",
+    "----> 4     loss.backward()\n",
+    "RuntimeError: Trying to backward through the graph a second time\n",
+]
+
+
+def program_of(text: str, walked: bool = False):
+    return load_program(Path("train.ipynb"), SourceText(text, "utf-8", False), walked)
+
+
+@pytest.mark.parametrize("pasted", [TRAINING_LOG, TRACEBACK, ["for x in loader:\n"], ["    indented = 1\n"],
+                                    ["loss: 0.53\n", "\u00a0\n", "\u3000\n", "\x0c\n"]])
+def test_a_cell_that_does_not_parse_is_left_out_and_reported_on_its_own(pasted):
+    text = notebook_json(["import torch\n"], pasted, BUGGY_LOOP)
+    program = program_of(text)
+    cell = program.notebook.cell(2)
+    assert not cell.linted and cell.syntax_error is not None
+    assert parses(program.text), program.text
+    assert not any(line in program.text for line in pasted if line.strip(" \x0c\n"))  # blank lines stay
+    found = program.to_file(lint_source(program.text, "train.ipynb", ALL_RULES)[0])
+    assert [(d.code, d.cell) for d in found] == [("TL000", 2), ("TL003", 3)]
+    error = found[0]
+    assert error.message.startswith("SyntaxError: ") and error.path == "train.ipynb"
+    assert 1 <= error.line <= len(pasted) and error.fix is None
+    assert write_back(program.notebook, program.text) == text
+
+
+def test_each_cell_that_does_not_parse_gets_its_own_syntax_error_at_its_line():
+    text = notebook_json(["Epoch 2/10 loss: 0.532\n"], ["x = 1\n", "y = (2,\n"], ["z = 3\n"], ["w = 4\n", "def f(:\n"])
+    program = program_of(text)
+    assert [(d.cell, d.line, d.column) for d in program.cell_syntax_errors] == [(1, 1, 7), (2, 2, 5), (4, 2, 7)]
+    assert [cell.linted for cell in program.notebook.cells] == [False, False, True, False]
+
+
+def test_a_cell_is_checked_alone_as_jupyter_runs_it():
+    # `(1,` then `2)`: the joined program would parse, but neither cell runs in Jupyter.
+    program = program_of(notebook_json(["x = (1,\n"], ["     2)\n"], ["z = 3\n"]))
+    assert [d.cell for d in program.cell_syntax_errors] == [1, 2]
+
+
+@pytest.mark.parametrize("cell", [
+    ["await asyncio.sleep(1)\n"],  # IPython runs top-level await
+    ["async for batch in stream:\n", "    pass\n"],
+    ["def first[T](items: list[T]) -> T:\n", "    return items[0]\n"],  # Python 3.12 syntax: LibCST reads it
+])
+def test_code_the_running_python_rejects_but_the_linter_reads_is_not_a_syntax_error(cell):
+    program = program_of(notebook_json(cell, BUGGY_LOOP))
+    assert program.cell_syntax_errors == () and program.notebook.cell(1).linted
+
+
+def test_cells_are_not_checked_in_a_walked_notebook_that_cannot_hold_a_training_loop():
+    # Found in a folder: it is not parsed at all (`checks_syntax`), so its cells are not either.
+    program = program_of(notebook_json(TRAINING_LOG, ["x = 1\n"]), walked=True)
+    assert program.cell_syntax_errors == () and program.notebook.cell(1).linted
+    assert program_of(notebook_json(TRAINING_LOG, BUGGY_LOOP), walked=True).cell_syntax_errors != ()
+
+
+def test_fixes_go_into_their_cell_and_a_cell_that_does_not_parse_stays_byte_identical():
+    log = ["Epoch 1/10 loss: 0.532 \u2193 acc: 0.81\r\n", "\tstep 3  lr=1e-4  \n", "  done"]
+    text = notebook_json(log, BUGGY_LOOP)
+    program = program_of(text)
+    outcome = fix_source(program.text, "train.ipynb", ALL_RULES)
+    assert "TL003" in {d.code for d in outcome.fixed}
+    written = write_back(program.notebook, outcome.source)
+    before, after = json.loads(text)["cells"], json.loads(written)["cells"]
+    assert after[0] == before[0]
+    assert "    loss = loss / accum\n" in after[1]["source"]
+    start, end = program.notebook.cell(1).span
+    assert written[:end] == text[:end]  # the log cell's JSON, byte for byte
+
+
+def test_a_fix_that_reaches_into_a_cell_that_is_not_linted_is_refused():
+    for cell in (TRAINING_LOG, ["%%bash\n", "echo hi\n"]):
+        program = program_of(notebook_json(["import torch\n"], cell, ["x = 1\n"]))
+        lines = program.text.splitlines(keepends=True)
+        lines.insert(3, "y = 2\n")  # after the marker of cell 2: inside the cell that is not linted
+        with pytest.raises(NotebookError, match="code cell 2, which (does not parse|is not Python)"):
+            write_back(program.notebook, "".join(lines))
 
 
 # --- writing back ---------------------------------------------------------------------------

@@ -392,7 +392,7 @@ def _print_report(diagnostics, sources: Dict[str, str], args, fixed_count: int, 
                   errors: int = 0) -> None:
     from torchlint.report import MACHINE_FORMATS, REPORTERS, render_statistics
 
-    diagnostics.sort(key=lambda d: (d.path, d.line, d.column, d.code))
+    diagnostics.sort(key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.code))
     colour = _use_colour()
     if args.statistics:
         sys.stdout.write(render_statistics(diagnostics, as_json=args.output_format == "json"))

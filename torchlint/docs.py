@@ -28,10 +28,17 @@ and with its message. Every file named on the command line, read from standard i
 an editor is checked; in a folder, every file whose text calls `backward(` or `grad(` (the only
 files that can hold a training loop).
 
+In a notebook each code cell is checked on its own, as Jupyter runs it (IPython magics masked;
+cells in another language, such as `%%bash`, are not Python and not checked): a cell that does
+not parse (pasted log output, a pasted traceback) is reported in its cell, and the other cells
+are linted as one program without it.
+
 ## Why is this bad?
 
 A file that does not parse cannot run, and torchlint cannot look for gradient bugs in it: no
-other rule reports anything there until it parses. The rest of the run goes on.
+other rule reports anything there until it parses. The rest of the run goes on. In a notebook,
+only the cell that does not parse goes unchecked; `--fix` still fixes the other cells and leaves
+that one as it is.
 
 ## Example
 

@@ -516,19 +516,23 @@ class Program:
     """The Python program the rules read from one file, and how to map it back.
 
     For a `.py` file that is its text; for a notebook, its code cells joined
-    (magics masked), with findings mapped back to cells and fixes written
-    back into them.
+    (magics masked, cells that are not Python or do not parse left out), with
+    findings mapped back to cells and fixes written back into them.
     """
 
     text: str
     notebook: Optional[object] = None  # torchlint.notebook.Notebook
+    # TL000 of each notebook cell that does not parse on its own (in the cell's lines): not findings on
+    # `text`, which leaves those cells out, so they are added to the findings on the file by `to_file`.
+    cell_syntax_errors: Tuple[Diagnostic, ...] = ()
 
     def to_file(self, diagnostics: Sequence[Diagnostic]) -> List[Diagnostic]:
         if self.notebook is None:
             return list(diagnostics)
         from torchlint.notebook import map_diagnostic
 
-        return [map_diagnostic(self.notebook, d) for d in diagnostics]
+        mapped = [map_diagnostic(self.notebook, d) for d in diagnostics] + list(self.cell_syntax_errors)
+        return sorted(mapped, key=lambda d: (d.cell or 0, d.line, d.column, d.code))
 
     def frame_sources(self, path: str) -> dict:
         """The texts code frames quote, keyed like `report.concise.source_key`."""
@@ -545,14 +549,51 @@ class Program:
         return write_back(self.notebook, fixed_program)
 
 
-def load_program(path: Path, source: SourceText) -> Optional[Program]:
-    """The program in a file; None for a notebook of another language (R, Julia...)."""
+def load_program(path: Path, source: SourceText, walked: bool = False) -> Optional[Program]:
+    """The program in a file; None for a notebook of another language (R, Julia...).
+
+    A notebook cell that does not parse on its own is left out of the program and gets its own TL000
+    (`Program.cell_syntax_errors`), so it hides nothing in the other cells. Cells are checked when the
+    notebook's syntax is (`checks_syntax`: for a notebook found in a folder, only if it may hold a
+    training loop; else the program is not parsed at all).
+    """
     if path.suffix != ".ipynb":
         return Program(source.text)
     from torchlint.notebook import NotebookError, read_notebook
 
+    check = _cell_syntax_error if checks_syntax(source.text, walked) else None
     try:
-        notebook = read_notebook(source.text)
+        notebook = read_notebook(source.text, check)
     except NotebookError as error:
         raise UnreadableFile(f"{path}: {error}") from None
-    return Program(notebook.source, notebook) if notebook.is_python else None
+    if not notebook.is_python:
+        return None
+    from torchlint.registry import SYNTAX_ERROR
+
+    code, name = SYNTAX_ERROR
+    errors = tuple(
+        Diagnostic(code, name, ERROR, message, str(path), line, column, line, column + 1, cell=cell.number)
+        for cell in notebook.cells if cell.syntax_error is not None
+        for message, line, column in (cell.syntax_error,)
+    )
+    return Program(notebook.source, notebook, errors)
+
+
+def _cell_syntax_error(text: str) -> Optional[Tuple[str, int, int]]:
+    """None when the code of one notebook cell parses, else its syntax error as TL000 reports it (`analyse`).
+
+    CPython's parser answers first (top-level `await` is accepted, as IPython runs it); what it rejects is
+    decided by LibCST, the parser every rule reads (newer syntax than the running Python's).
+    """
+    if _python_tree(text) is not None:
+        return None
+    import libcst as cst
+
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return _python_syntax_error(text) or (
+            f"SyntaxError: {error.message}", max(error.raw_line, 1), error.raw_column + 1)
+    except (RecursionError, MemoryError):
+        return None  # the whole program meets the same limit: `analyse` reports it
+    return None

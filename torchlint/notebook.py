@@ -16,6 +16,20 @@ text and that program; it imports neither libcst nor torch.
   Magic escapes are recognised only where IPython recognises them, at the
   start of a logical line: `% 2` continuing a bracketed expression and `!`
   inside a triple-quoted string are Python and stay as they are.
+- A code cell that is not Python is masked whole (every line a comment), so
+  it is not linted: a cell under a cell magic whose body is another language
+  or not code (`%%bash`, `%%writefile`, `%%html`, `%%sql`; only `%%time`,
+  `%%timeit`, `%%capture`, `%%prun`, `%%debug` and `%%memit` run their body
+  as Python, which is linted), and a cell whose metadata gives it another
+  language (VS Code's `vscode.languageId`, .NET Interactive's
+  `dotnet_interactive.language`, Polyglot Notebooks'
+  `polyglot_notebook.kernelName`). A notebook whose kernel runs another
+  language (`Notebook.is_python`) is not linted at all.
+- A code cell that does not parse on its own (pasted log output, a pasted
+  traceback, a half-written cell) is masked whole too, when the caller passes
+  `syntax_error`: its error is kept on the cell (`CodeCell.syntax_error`, in
+  the cell's lines) for the caller to report, and the other cells are linted
+  as one program without it, as Jupyter runs each cell on its own.
 - `map_diagnostic(notebook, diagnostic)` turns a finding on the program into
   one on a cell: `cell` is the 1-based code-cell number, lines are lines of
   that cell (columns never change).
@@ -32,7 +46,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from torchlint.model import Diagnostic, Edit, Fix
 from torchlint.text import split_lines
@@ -48,6 +62,19 @@ _MAGIC_ASSIGNMENT = re.compile(r"[\w.,\[\]()* \t]+=[ \t]*[!%]")
 # `obj?`, `obj.attr??`: IPython's help suffix.
 _HELP_SUFFIX = re.compile(r"[^\s#?'\"]+\?{1,2}")
 _ESCAPES = ("%", "!", "?", "/", ",", ";")
+# What Python takes for a blank line (`str.strip()` would also take a no-break space, which it rejects).
+_BLANK = " \t\x0c"
+_PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
+# Cell magics that run their body as Python in the notebook's namespace (IPython's, and memory_profiler's
+# `%%memit`): the body is linted. Any other (`%%bash`, `%%writefile`, `%%html`, `%%sql`, `%%R`, `%%script`,
+# `%%python3` in a subprocess...) makes the cell not Python for the program.
+PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "memit", "prun", "time", "timeit"})
+_CELL_MAGIC = re.compile(r"%%([A-Za-z_][\w.]*)")
+# Where a cell's metadata names its language: VS Code, .NET Interactive, Polyglot Notebooks.
+_CELL_LANGUAGE_FIELDS = (("vscode", "languageId"), ("dotnet_interactive", "language"),
+                         ("polyglot_notebook", "kernelName"))
+# `syntax_error` of `read_notebook`: a cell's code -> None, or (message, line, column) of its syntax error.
+SyntaxCheck = Callable[[str], Optional[Tuple[str, int, int]]]
 
 
 class NotebookError(Exception):
@@ -68,6 +95,9 @@ class CodeCell:
     masked: Tuple[Tuple[int, str], ...]  # (mask id, original line without its line break)
     added_newline: bool  # the program adds a line break the cell's last line lacks
     span: Tuple[int, int]  # where the `source` value lies in the JSON text
+    # False when the whole cell is masked: another language, or it does not parse (`syntax_error`).
+    linted: bool = True
+    syntax_error: Optional[Tuple[str, int, int]] = None  # (message, line in cell, column) when it does not parse
 
 
 @dataclass(frozen=True)
@@ -88,14 +118,19 @@ class Notebook:
     @property
     def is_python(self) -> bool:
         """False when the notebook says its kernel runs another language (R, Julia...)."""
-        return self.language is None or self.language.lower() in ("python", "python3", "ipython", "ipython3")
+        return self.language is None or _is_python_language(self.language)
 
     def cell(self, number: int) -> CodeCell:
         return self.cells[number - 1]
 
 
-def read_notebook(text: str) -> Notebook:
-    """Parse notebook JSON text and build the program of its code cells; NotebookError if it is not one."""
+def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Notebook:
+    """Parse notebook JSON text and build the program of its code cells; NotebookError if it is not one.
+
+    `syntax_error(cell_program)`: None when one cell's code (its magics masked) parses on its own, else
+    `(message, line, column)`; such a cell is left out of the program (masked whole). Without it, every
+    Python cell is kept, and a cell that does not parse makes the whole program fail to parse.
+    """
     try:
         data = json.loads(text[1:] if text.startswith("\ufeff") else text)
     except json.JSONDecodeError as error:
@@ -140,10 +175,16 @@ def read_notebook(text: str) -> Notebook:
         added_newline = bool(lines) and not lines[-1].endswith(("\n", "\r"))
         if added_newline:
             lines[-1] += "\n"
-        program_lines, masked = _mask(lines, mask_ids)
+        linted, error = _is_python_cell(cell, lines), None
+        if linted:
+            program_lines, masked = _mask(lines, mask_ids)
+            error = syntax_error("".join(program_lines)) if syntax_error is not None else None
+            linted = error is None
+        if not linted:
+            program_lines, masked = _mask_whole(lines, mask_ids)
         code_cells.append(CodeCell(number, index, cell.get("id") if isinstance(cell.get("id"), str) else None,
                                    cell_text, as_list, len(line_map) + 1, len(lines), tuple(masked),
-                                   added_newline, spans[index]))
+                                   added_newline, spans[index], linted, error))
         pieces.extend(program_lines)
         line_map.extend((number, line) for line in range(1, len(lines) + 1))
     return Notebook(text, data, "".join(pieces), tuple(code_cells), tuple(line_map), _language(data))
@@ -198,6 +239,10 @@ def write_back(notebook: Notebook, fixed_source: str) -> str:
     for cell, chunk in zip(notebook.cells, chunks):
         new_text = _restore(cell, chunk)
         if new_text != cell.text:
+            if not cell.linted:
+                why = "does not parse" if cell.syntax_error is not None else "is not Python"
+                raise NotebookError(f"a fix reached into code cell {cell.number}, which {why} and is not linted; "
+                                    "the notebook was not changed")
             replacements.append((cell, new_text))
     text = notebook.text
     ensure_ascii = _escapes_non_ascii(text)
@@ -219,8 +264,55 @@ def _break_of(line: str) -> str:
     return line[len(line.rstrip("\r\n")):]
 
 
+def _is_python_language(language: str) -> bool:
+    return language.strip().lower() in _PYTHON_LANGUAGES
+
+
+def _is_python_cell(cell: Dict[str, Any], lines: List[str]) -> bool:
+    """False when the cell's metadata gives it another language, or a cell magic runs its body as something else.
+
+    A cell magic (`%%name`) is recognised, as IPython does, on the cell's first line that is not blank.
+    The body of `%%time` and the like is a cell of its own, which may start with another cell magic.
+    """
+    metadata = cell.get("metadata")
+    if isinstance(metadata, dict):
+        for key, field in _CELL_LANGUAGE_FIELDS:
+            section = metadata.get(key)
+            language = section.get(field) if isinstance(section, dict) else None
+            if isinstance(language, str) and language.strip() and not _is_python_language(language):
+                return False
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("%%"):
+            return True
+        magic = _CELL_MAGIC.match(stripped)
+        if magic is None or magic.group(1) not in PYTHON_CELL_MAGICS:
+            return False
+    return True
+
+
+def _mask_whole(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tuple[int, str]]]:
+    """The cell's lines all masked (blank lines kept): a cell that is not linted, and what each mask stands for."""
+    out: List[str] = []
+    masked: List[Tuple[int, str]] = []
+    for line in lines:
+        if line.rstrip("\r\n").strip(_BLANK):
+            body = line.rstrip("\r\n")
+            mask_id = next(mask_ids)
+            masked.append((mask_id, body))
+            out.append(body[:len(body) - len(body.lstrip(" \t"))] + _MASK.format(id=mask_id) + _break_of(line))
+        else:
+            out.append(line)
+    return out, masked
+
+
 def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tuple[int, str]]]:
-    """The cell's lines with IPython-only lines masked, and what each mask stands for."""
+    """The cell's lines with IPython-only lines masked, and what each mask stands for.
+
+    A cell magic whose body is Python (`%%time`) is one of those lines: its body is linted.
+    """
     out: List[str] = []
     masked: List[Tuple[int, str]] = []
 
@@ -230,16 +322,6 @@ def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tu
         mask_id = next(mask_ids)
         masked.append((mask_id, body))
         out.append(indent + ("pass  " if as_pass else "") + _MASK.format(id=mask_id) + _break_of(line))
-
-    first = next((line for line in lines if line.strip()), "")
-    if first.lstrip().startswith("%%"):
-        # A cell magic owns its whole cell: none of it is Python the parser can take.
-        for line in lines:
-            if line.strip():
-                mask(line, False)
-            else:
-                out.append(line)
-        return out, masked
 
     scanner = _Scanner()
     continued_magic = False
@@ -450,10 +532,12 @@ def _restore(cell: CodeCell, lines: List[str]) -> str:
         raise NotebookError(f"a fix removed the IPython line `{missing.strip()}` from code cell {cell.number}; "
                             "the notebook was not changed")
     breaks = {_break_of(line) for line in split_lines(cell.text)} - {""}
-    if len(breaks) == 1 and breaks != {"\n"}:
-        # A cell written with `\r\n` (or `\r`) keeps it on lines a fix added with `\n`.
+    if len(breaks) == 1:
+        # A cell written with one kind of line break keeps it on the lines a fix added with another (the
+        # program's line break is that of its first line, which may be another cell's).
         (newline,) = breaks
-        out = [line[:-1] + newline if _break_of(line) == "\n" else line for line in out]
+        out = [line[:-len(_break_of(line))] + newline if _break_of(line) not in ("", newline) else line
+               for line in out]
     text = "".join(out)
     if cell.added_newline and text.endswith(("\n", "\r")):
         text = text[:-len(_break_of(text))]

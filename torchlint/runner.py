@@ -110,7 +110,7 @@ def lint_files(
         shown = str(task.path)
         try:
             source = read_source(task.path)
-            program = load_program(task.path, source)
+            program = load_program(task.path, source, task.walked)
         except UnreadableFile as error:
             results[index] = LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
             advance()
@@ -125,7 +125,7 @@ def lint_files(
             key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
             found = cache.get(key, shown)
             if found is not None:
-                results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),
+                results[index] = _result(shown, _without_syntax_error(program.to_file(found), unchecked), (),
                                          source, program)
                 advance()
                 continue
@@ -151,8 +151,9 @@ def lint_files(
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics)
-        diagnostics = _without_syntax_error(diagnostics, not checks_syntax(program.text, tasks[index].walked))
-        results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
+        unchecked = not checks_syntax(program.text, tasks[index].walked)
+        diagnostics = _without_syntax_error(program.to_file(diagnostics), unchecked)
+        results[index] = _result(shown, diagnostics, problems, source, program)
         advance()
     return [result for result in results if result is not None]
 
