@@ -154,3 +154,24 @@ def test_fix_leaves_a_cell_that_does_not_parse_byte_identical(torchlint, tmp_pat
     anchor = '    "    loss = criterion(model(x), y)\\n",\n'
     assert path.read_text() == text.replace(anchor, anchor + fixed_line)
     assert torchlint("--fix", "train.ipynb", cwd=tmp_path).stdout.count("Fixed") == 0
+
+
+def test_a_cell_indented_as_a_whole_is_read_as_ipython_runs_it(torchlint, tmp_path):
+    """IPython strips the indentation of a cell's first line from the cell before running it: no TL000 there."""
+    path = tmp_path / "train.ipynb"
+    indented = "".join(" " + line if line.strip() else line for line in LOOP.splitlines(keepends=True))
+    path.write_text(notebook(SETUP, indented))
+    found = json.loads(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [(d["code"], d["cell"], d["line"], d["column"]) for d in found] == [("TL003", 2, 3, 6)]
+    # The fix offered to an editor and the one --fix writes both keep the cell's own indentation.
+    (edit,) = found[0]["fix"]["edits"]
+    cell = indented.splitlines(keepends=True)
+    line = cell[edit["line"] - 1]
+    edited = line[:edit["column"] - 1] + edit["content"] + line[edit["column"] - 1:]
+    assert edited == "     loss = loss / accum\n     loss.backward()\n"
+    assert torchlint("--fix", "train.ipynb", cwd=tmp_path).returncode == 0
+    assert json.loads(path.read_text())["cells"][2]["source"][1:4] == [
+        "     loss = criterion(model(x), y)\n", "     loss = loss / accum\n", "     loss.backward()\n"]
+    # A cell whose lines are not all indented alike is not one IPython would run: it still does not parse.
+    path.write_text(notebook(SETUP, " x = 1\ny = 2\n"))
+    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL000", 2, 1)]

@@ -412,7 +412,7 @@ def program_of(text: str, walked: bool = False):
     return load_program(Path("train.ipynb"), SourceText(text, "utf-8", False), walked)
 
 
-@pytest.mark.parametrize("pasted", [TRAINING_LOG, TRACEBACK, ["for x in loader:\n"], ["    indented = 1\n"],
+@pytest.mark.parametrize("pasted", [TRAINING_LOG, TRACEBACK, ["for x in loader:\n"], ["x = 1\n", "    indented = 1\n"],
                                     ["loss: 0.53\n", "\u00a0\n", "\u3000\n", "\x0c\n"]])
 def test_a_cell_that_does_not_parse_is_left_out_and_reported_on_its_own(pasted):
     text = notebook_json(["import torch\n"], pasted, BUGGY_LOOP)

@@ -98,6 +98,9 @@ class CodeCell:
     # False when the whole cell is masked: another language, or it does not parse (`syntax_error`).
     linted: bool = True
     syntax_error: Optional[Tuple[str, int, int]] = None  # (message, line in cell, column) when it does not parse
+    # IPython's leading indent: removed from every line of the program when the cell's first line that is not
+    # blank is indented (IPython runs `  x = 1` as `x = 1`); put back on the cell's lines by a fix.
+    dedent: str = ""
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,9 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
         added_newline = bool(lines) and not lines[-1].endswith(("\n", "\r"))
         if added_newline:
             lines[-1] += "\n"
+        dedent = _leading_indent(lines)
+        if dedent:
+            lines = [line[len(dedent):] if _is_code_line(line) else line for line in lines]
         linted, error = _is_python_cell(cell, lines), None
         if linted:
             program_lines, masked = _mask(lines, mask_ids)
@@ -184,7 +190,7 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
             program_lines, masked = _mask_whole(lines, mask_ids)
         code_cells.append(CodeCell(number, index, cell.get("id") if isinstance(cell.get("id"), str) else None,
                                    cell_text, as_list, len(line_map) + 1, len(lines), tuple(masked),
-                                   added_newline, spans[index], linted, error))
+                                   added_newline, spans[index], linted, error, dedent))
         pieces.extend(program_lines)
         line_map.extend((number, line) for line in range(1, len(lines) + 1))
     return Notebook(text, data, "".join(pieces), tuple(code_cells), tuple(line_map), _language(data))
@@ -217,7 +223,10 @@ def map_diagnostic(notebook: Notebook, diagnostic: Diagnostic) -> Diagnostic:
             if start[0] != cell or end[0] != cell:
                 fix = None
                 break
-            edits.append(Edit(start[1], start[2], end[1], end[2], edit.content))
+            dedent = notebook.cell(cell).dedent
+            # Lines an edit writes start after the cell's leading indent, as the line it was cut from did.
+            content = edit.content.replace("\n", "\n" + dedent) if dedent else edit.content
+            edits.append(Edit(start[1], start[2], end[1], end[2], content))
         else:
             fix = Fix(fix.applicability, fix.message, tuple(edits))
     return replace(diagnostic, cell=cell, line=line, column=column, end_line=end_line, end_column=end_column,
@@ -266,6 +275,26 @@ def _break_of(line: str) -> str:
 
 def _is_python_language(language: str) -> bool:
     return language.strip().lower() in _PYTHON_LANGUAGES
+
+
+def _is_code_line(line: str) -> bool:
+    return bool(line.strip(_BLANK + "\r\n"))
+
+
+def _leading_indent(lines: List[str]) -> str:
+    """The indentation IPython strips from a cell before running it: that of its first line that is not blank.
+
+    IPython removes it from the lines that start with it; torchlint only reads the cell that way when every line
+    that is not blank starts with it, so that putting it back after a fix gives the cell's own lines again.
+    """
+    code = [line for line in lines if _is_code_line(line)]
+    if not code:
+        return ""
+    first = code[0]
+    indent = first[:len(first) - len(first.lstrip(" \t"))]
+    if indent and all(line.startswith(indent) for line in code):
+        return indent
+    return ""
 
 
 def _is_python_cell(cell: Dict[str, Any], lines: List[str]) -> bool:
@@ -538,6 +567,8 @@ def _restore(cell: CodeCell, lines: List[str]) -> str:
         (newline,) = breaks
         out = [line[:-len(_break_of(line))] + newline if _break_of(line) not in ("", newline) else line
                for line in out]
+    if cell.dedent:
+        out = [cell.dedent + line if _is_code_line(line) else line for line in out]
     text = "".join(out)
     if cell.added_newline and text.endswith(("\n", "\r")):
         text = text[:-len(_break_of(text))]
@@ -593,6 +624,9 @@ def _locate(notebook: Notebook, line: int, column: int) -> Tuple[int, int, int]:
         return 1, 1, 1
     if line <= len(line_map) and line_map[line - 1] is not None:
         cell, cell_line = line_map[line - 1]
+        dedent = notebook.cell(cell).dedent
+        if dedent and _is_code_line(split_lines(notebook.cell(cell).text)[cell_line - 1]):
+            column += len(dedent)
         return cell, cell_line, column
     if line > len(line_map):
         last = notebook.cells[-1]
