@@ -282,3 +282,45 @@ def test_tuple_of_the_state_is_not_a_detach():
     """, inplace_effects)
     (definition,) = iteration.reaching(node, "h")
     assert definition.kind == "assign" and definition.reads_itself
+
+
+@pytest.mark.parametrize("leave", ["raise RuntimeError('non-finite loss')", "sys.exit(1)", "exit()", "quit()",
+                                   "os._exit(1)"])
+def test_an_exceptional_exit_is_not_a_way_through_the_iteration(leave):
+    graph, _, iteration, (leaving, backward, reset) = _analyse(f"""
+        for i, x in enumerate(loader):
+            loss = a(x)
+            if not math.isfinite(loss):
+                {leave}  # <-
+            loss.backward()  # <-
+            if (i + 1) % n == 0:
+                opt.step()
+            opt.zero_grad()  # <-
+    """)
+    assert leaving in graph.raising and graph.nodes[leaving].succ == [graph.exit]
+    assert not iteration.completes(leaving)
+    assert iteration.postdominates((reset, 0), (backward, 0))
+    # The branch that does not raise is no condition on a completed iteration.
+    assert iteration.assumptions(reset) == [] and iteration.assumptions(backward) == []
+
+
+def test_a_raise_inside_try_goes_to_the_handler_a_branch_of_its_own():
+    graph, _, iteration, (raising, reset, step) = _analyse("""
+        for i, x in enumerate(loader):
+            try:
+                loss = a(x)
+                if bad(loss):
+                    raise ValueError(loss)  # <-
+                loss.backward()
+            except ValueError:
+                opt.zero_grad()  # <-
+                continue
+            opt.step()  # <-
+    """)
+    handler = next(n for n in graph.nodes if n.kind == "handler")
+    assert raising not in graph.raising and handler.index in graph.nodes[raising].succ
+    assert iteration.completes(raising)
+    assert [n.index for n in iteration.assumptions(reset)] == [handler.index]
+    # A raise the loop handles is a way through the iteration: the step runs only when it did not happen.
+    assert [n.assume.holds for n in iteration.assumptions(step)] == [False]
+    assert not iteration.runs_whenever((reset, 0), (step, 0))

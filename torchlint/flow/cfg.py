@@ -19,11 +19,17 @@ a compound statement contributes the nodes that evaluate its header:
 - `try:` exceptions are modelled as leaving from the point before the body
   (an edge from there to each handler), so the body stays a straight line
   for dominance; `else` follows the body, `finally` every way out of them;
+  a `raise` in the body goes to the handlers; a handler node assumes its
+  exception was raised (its branch runs only then);
 - `match subject:` a test node, then one *case* node per case, each tried
   after the previous one failed (`case _:` cannot fail);
 - a nested `def` or `class` is one opaque node that binds its name.
 
-`return` and `raise` go to the exit, `break` to what follows its loop.
+`return` goes to the exit, `break` to what follows its loop. A `raise` (and
+`sys.exit(...)`, `exit()`, `quit()`, `os._exit(...)`) outside any handler
+leaves the function exceptionally: it goes to the exit too, but the graph
+names it in `raising`, so a loop's iteration does not count it as a way
+through the iteration (`torchlint.flow.dataflow.Iteration`).
 Definitions are recorded per node with the name (dotted for attributes:
 `self.h`, `p.grad`), the operator, and the value where the source gives one
 (the matching element when a tuple is unpacked from a tuple). `effects`, a
@@ -89,7 +95,7 @@ class Assume:
 
     test: cst.BaseExpression
     holds: bool
-    statement: cst.CSTNode  # the `if`, `while` or `match` case whose branch this is
+    statement: cst.CSTNode  # the `if`, `while`, `match` case or `except` handler whose branch this is
 
 
 @dataclass(eq=False)
@@ -131,8 +137,10 @@ class ControlFlowGraph:
         body = block_of(owner)
         out = builder.block(body, [self.entry], _Scope())
         self.exit = builder.new(EXIT, None, out).index
-        for node in builder.returns:
+        for node in builder.returns + builder.raises:
             builder.edge(node, self.exit)
+        # Nodes that leave the function by an exception: not a way through an iteration.
+        self.raising: frozenset = frozenset(builder.raises)
         self.definitions: List[Definition] = builder.definitions
         self.loops: Dict[int, LoopRegion] = builder.regions
         self._iterables: Dict[int, int] = builder.iterables
@@ -165,6 +173,8 @@ class _Builder:
         self.regions: Dict[int, LoopRegion] = {}
         self.iterables: Dict[int, int] = {}  # a `for` statement -> the node that evaluates its iterable
         self.returns: List[int] = []
+        self.raises: List[int] = []  # raising nodes no handler of the function catches
+        self.handled: List[List[int]] = []  # per open `try` with handlers: the raising nodes of its body
         self.jumps: List[Tuple[List[int], List[int]]] = []  # per open loop: (continue sources, break sources)
 
     # --- nodes and edges ------------------------------------------------------------
@@ -245,8 +255,11 @@ class _Builder:
         if isinstance(small, cst.Break) and self.jumps:
             self.jumps[-1][1].append(node.index)
             return []
-        if isinstance(small, (cst.Return, cst.Raise)):
+        if isinstance(small, cst.Return):
             self.returns.append(node.index)
+            return []
+        if isinstance(small, cst.Raise) or _exits_process(small):
+            (self.handled[-1] if self.handled else self.raises).append(node.index)
             return []
         return [node.index]
 
@@ -331,11 +344,18 @@ class _Builder:
         return self.block(block_of(statement), [node.index], scope.inside(contexts=scope.contexts + items))
 
     def _Try(self, statement: Union[cst.Try, cst.TryStar], preds: List[int], scope: _Scope) -> List[int]:
+        if statement.handlers:
+            self.handled.append([])
         out = self.block(block_of(statement), preds, scope)
+        raised = self.handled.pop() if statement.handlers else []
         if statement.orelse is not None:
             out = self.block(block_of(statement.orelse), out, scope)
         for handler in statement.handlers:
-            node = self.new(HANDLER, handler, preds, scope, (handler.type,) if handler.type is not None else ())
+            # The handler runs only when the body raised: a branch, whose "test" is the exception caught.
+            caught = handler.type if handler.type is not None else cst.Name("BaseException")
+            node = self.new(HANDLER, handler, preds + raised, scope,
+                            (handler.type,) if handler.type is not None else (),
+                            assume=Assume(caught, True, handler))
             if handler.name is not None:
                 self._targets(node, handler.name.name, handler.type, "target", "=", handler, unpacked=True)
             out += self.block(block_of(handler), [node.index], scope)
@@ -442,6 +462,16 @@ def _reads(value: cst.CSTNode, name: str) -> bool:
                     continue
         stack.extend(children(node))
     return False
+
+
+# Calls that end the process: an exceptional exit like `raise` (`SystemExit`, or no return at all).
+_PROCESS_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def _exits_process(small: cst.BaseSmallStatement) -> bool:
+    """`sys.exit(1)`, `exit()`, `quit()`, `os._exit(1)` as a statement of its own."""
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+        and dotted_name(small.value.func) in _PROCESS_EXITS
 
 
 def _always_true(test: cst.BaseExpression) -> bool:
