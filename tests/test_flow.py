@@ -324,3 +324,30 @@ def test_a_raise_inside_try_goes_to_the_handler_a_branch_of_its_own():
     # A raise the loop handles is a way through the iteration: the step runs only when it did not happen.
     assert [n.assume.holds for n in iteration.assumptions(step)] == [False]
     assert not iteration.runs_whenever((reset, 0), (step, 0))
+
+
+@pytest.mark.parametrize("test, holds, known", [
+    ("h is None", True, {"h"}),
+    ("h is None", False, set()),
+    ("h is not None", False, {"h"}),
+    ("h is not None", True, set()),
+    ("None is h", True, {"h"}),
+    ("not (h is not None)", True, {"h"}),
+    ("self.h is not None", False, {"self.h"}),
+    ("h is None and c is None", True, {"h", "c"}),
+    ("h is not None or c is not None", False, {"h", "c"}),
+    ("h is not None and ready", False, set()),  # `ready` may be what failed
+    ("h is None or fresh", True, set()),
+    ("h == None", True, set()),  # `==` may be overloaded (an array compares element-wise)
+    ("not h", True, set()),  # falsy is not None
+])
+def test_a_branch_knows_which_values_are_none(test, holds, known):
+    graph, _, _, _ = _analyse(f"""
+        for x in loader:
+            if {test}:
+                h = h.detach()
+            out, h = rnn(x, h)
+    """)
+    (assume,) = [n for n in graph.nodes if n.assume is not None and n.assume.holds == holds]
+    assert set(assume.assume.known_none) == known
+    assert all((assume.index in graph.known_none(name)) for name in known)

@@ -7,7 +7,9 @@ a compound statement contributes the nodes that evaluate its header:
   `test` does not hold) at the head of each branch, also when there is no
   `else`: the statements after `if skip: continue` are reached only through
   the "does not hold" assume, so dominance alone says they run only when
-  `skip` is false;
+  `skip` is false. An assume also says which values its branch knows:
+  `h is None` holding (or `h is not None` not holding) means `h` is `None`
+  there (`Assume.known_none`, `ControlFlowGraph.known_none`);
 - `for target in iterable:` an *iter* node (the iterable is evaluated once),
   the loop's *head* (ask for the next item; the back edge and `continue`
   return here, and the loop leaves from here), and a *bind* node that assigns
@@ -41,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -97,6 +99,15 @@ class Assume:
     holds: bool
     statement: cst.CSTNode  # the `if`, `while`, `match` case or `except` handler whose branch this is
 
+    @cached_property
+    def known_none(self) -> FrozenSet[str]:
+        """The names whose value the branch knows to be `None`: `h` where `h is None` holds or
+        `h is not None` does not (also through `not`, and each side of an `and` that holds or an `or`
+        that does not)."""
+        if isinstance(self.statement, (cst.If, cst.While)):
+            return _none_on_branch(self.test, self.holds)
+        return frozenset()
+
 
 @dataclass(eq=False)
 class Node:
@@ -144,6 +155,12 @@ class ControlFlowGraph:
         self.definitions: List[Definition] = builder.definitions
         self.loops: Dict[int, LoopRegion] = builder.regions
         self._iterables: Dict[int, int] = builder.iterables
+
+    def known_none(self, name: str) -> FrozenSet[int]:
+        """The assume nodes from which `name` is known to be `None` (`if h is not None: ...` has one, at
+        the head of its missing `else`), until something assigns it."""
+        return frozenset(node.index for node in self.nodes
+                         if node.assume is not None and name in node.assume.known_none)
 
     def iterable_node(self, loop: cst.For) -> Optional[Node]:
         """The node that evaluates a `for` statement's iterable: where the statement starts to run."""
@@ -472,6 +489,33 @@ def _exits_process(small: cst.BaseSmallStatement) -> bool:
     """`sys.exit(1)`, `exit()`, `quit()`, `os._exit(1)` as a statement of its own."""
     return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
         and dotted_name(small.value.func) in _PROCESS_EXITS
+
+
+def _none_on_branch(test: cst.BaseExpression, holds: bool) -> FrozenSet[str]:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _none_on_branch(test.expression, not holds)
+    if isinstance(test, cst.BooleanOperation):
+        both = isinstance(test.operator, cst.And) if holds else isinstance(test.operator, cst.Or)
+        if both:  # `a and b` holds: both hold; `a or b` does not: neither holds
+            return _none_on_branch(test.left, holds) | _none_on_branch(test.right, holds)
+        return frozenset()
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        left, right = test.left, test.comparisons[0].comparator
+        if _is_none(left):
+            left, right = right, left
+        name = dotted_name(left)
+        if name is None or not _is_none(right):
+            return frozenset()
+        if isinstance(operator, cst.Is) and holds:
+            return frozenset({name})
+        if isinstance(operator, cst.IsNot) and not holds:
+            return frozenset({name})
+    return frozenset()
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

@@ -324,11 +324,12 @@ class TrainingLoop:
 
     def fresh_definitions(self, name: str) -> FrozenSet[int]:
         """Nodes where `name` gets a value that does not carry its old graph: a re-initialisation, a
-        detach (also in place), `.item()`, `del`."""
+        detach (also in place), `.item()`, `del`; and the branches where it is known to be `None`
+        (`if h is not None: h = h.detach()` has one, with nothing to detach)."""
         return self._remember(("fresh", name), lambda: self._fresh_definitions(name))
 
     def _fresh_definitions(self, name: str) -> FrozenSet[int]:
-        nodes = set()
+        nodes = set(self.flow.graph.known_none(name) & self.iteration.members)
         for node in self.iteration.members:
             for definition in self.flow.graph.nodes[node].definitions:
                 if definition.name != name:
