@@ -351,3 +351,39 @@ def test_a_branch_knows_which_values_are_none(test, holds, known):
     (assume,) = [n for n in graph.nodes if n.assume is not None and n.assume.holds == holds]
     assert set(assume.assume.known_none) == known
     assert all((assume.index in graph.known_none(name)) for name in known)
+
+
+@pytest.mark.parametrize("statement, reads", [
+    ("loss = sum(loss for loss in losses)", False),  # the generator's own `loss`
+    ("loss = [loss * w for w, loss in zip(ws, parts)]", False),
+    ("loss = {k: loss for k, loss in parts.items()}", False),
+    ("loss = sum(l for group in groups for l in group if loss)", True),  # the condition reads the function's
+    ("loss = [x for x in loss]", True),  # the first iterable is evaluated outside the comprehension
+    ("loss = [l for group in loss for l in group]", True),
+    ("loss = [l for group in groups for l in loss]", True),  # a later iterable, inside: still not bound
+    ("loss = max(parts, key=lambda loss: loss.item())", False),
+    ("loss = loss + sum(w * l for w, l in zip(ws, parts))", True),
+])
+def test_a_comprehension_binds_its_own_names(statement, reads):
+    graph, _, _, (node,) = _analyse(f"""
+        for x in loader:
+            {statement}  # <-
+    """)
+    (definition,) = [d for d in graph.nodes[node].definitions if d.name == "loss"]
+    assert definition.reads_itself is reads
+
+
+def test_names_bound_around_a_call_inside_a_comprehension():
+    from torchlint.flow import scopes
+
+    expression = cst.parse_expression("[l.backward() for group in groups for l in group if l.requires_grad]")
+    call = expression.elt
+    assert scopes.bound_around(expression, call) == {"l", "group"}
+    assert scopes.bound_around(expression, expression) == frozenset()
+    assert scopes.free_names(expression) == ["groups"]
+    lam = cst.parse_expression("lambda l, scale=s: l.backward() * scale")
+    assert scopes.bound_around(lam, lam.body.left) == {"l", "scale"}
+    assert scopes.free_names(lam) == ["s"]
+    assert scopes.free_names(cst.parse_expression("lambda: loss.backward()")) == []
+    assert scopes.free_names(cst.parse_expression("lambda: loss.backward()"), lambdas=True) == [
+        "loss.backward", "loss"]

@@ -34,7 +34,9 @@ names it in `raising`, so a loop's iteration does not count it as a way
 through the iteration (`torchlint.flow.dataflow.Iteration`).
 Definitions are recorded per node with the name (dotted for attributes:
 `self.h`, `p.grad`), the operator, and the value where the source gives one
-(the matching element when a tuple is unpacked from a tuple). `effects`, a
+(the matching element when a tuple is unpacked from a tuple); a name a
+comprehension binds is its own, neither a definition nor a read of the
+function's (`torchlint.flow.scopes`). `effects`, a
 caller's hook, may add definitions that no assignment spells (an in-place
 update like `h.detach_()`); this module gives them no meaning of its own.
 """
@@ -47,6 +49,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 
 import libcst as cst
 
+from torchlint.flow import scopes
 from torchlint.names import dotted_name
 from torchlint.walk import children
 
@@ -88,7 +91,7 @@ class Definition:
         """`loss += x`, `h = rnn(x, h)`: the new value is computed from the old one."""
         if self.kind == "augmented":
             return True
-        return self.value is not None and _reads(self.value, self.name)
+        return self.value is not None and scopes.reads(self.value, self.name)
 
 
 @dataclass(frozen=True)
@@ -461,24 +464,6 @@ def _walrus(expression: cst.CSTNode) -> List[Tuple[str, cst.BaseExpression]]:
             found.append((node.target.value, node.value))
         stack.extend(children(node))
     return found
-
-
-def _reads(value: cst.CSTNode, name: str) -> bool:
-    """`value` reads `name` (or an attribute of it), outside lambdas."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Lambda):
-            continue
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            dotted = dotted_name(node)
-            if dotted is not None:
-                if dotted == name or dotted.startswith(name + "."):
-                    return True
-                if isinstance(node, cst.Attribute):
-                    continue
-        stack.extend(children(node))
-    return False
 
 
 # Calls that end the process: an exceptional exit like `raise` (`SystemExit`, or no return at all).

@@ -23,7 +23,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 import libcst as cst
 
-from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
+from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration, scopes
 from torchlint.flow.cfg import block_of
 from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee,
@@ -353,8 +353,9 @@ class TrainingLoop:
         return accumulation
 
     def feeding_names(self, expression: cst.BaseExpression, where: Where, limit: int = 40) -> Set[str]:
-        """Names whose values flow into `expression` through this iteration's assignments."""
-        return self.flow_names(expression, where, iter_names, limit)
+        """Names whose values flow into `expression` through this iteration's assignments (not the names a
+        comprehension in them binds: `h` in `tuple(h.detach() for h in hidden)` is not the loop's `h`)."""
+        return self.flow_names(expression, where, scopes.free_names, limit)
 
     def flow_names(self, expression: cst.BaseExpression, where: Where, read, limit: int = 40) -> Set[str]:
         """The names `read(expression)` gives, followed back through the definitions that reach them."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, Definition, Iteration, LoopRegion
+from torchlint.flow import scopes
 from torchlint.flow.cfg import DEF, STATEMENT, Node, block_of
 from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional, short_callee
 from torchlint.training import roles
@@ -207,7 +208,7 @@ class SiteCollector:
                 continue
             for call in calls_in(expression):
                 rank += 1
-                self._call(call, node, rank)
+                self._call(call, node, rank, expression)
         if node.kind != STATEMENT:
             return
         for definition in node.definitions:
@@ -261,11 +262,16 @@ class SiteCollector:
             return (min(owners) if owners else ""), loop
         return "", None
 
-    def _call(self, call: cst.Call, node: Node, rank: int) -> None:
+    def _call(self, call: cst.Call, node: Node, rank: int, expression: cst.CSTNode) -> None:
         common = self._common(node, rank)
         syntax = call
         backward = roles.classify_backward(call, self.names)
         if backward is not None:
+            kind, loss, receiver = backward
+            if loss is not None and _reads_bound(loss, scopes.bound_around(expression, call)):
+                # `[l.backward() for l in losses]`: each element's backward, on the comprehension's own
+                # `l`, not on the function's name of that spelling; which tensor that is, unknown here.
+                backward = (kind, None, receiver)
             self._add_backward(call, backward, common)
             return
         func = call.func
@@ -345,6 +351,11 @@ class SiteCollector:
                 any(roles.resets_unconditionally(block_of(function), self.names) for function in functions),
                 any(done.scales for done in work))
         return known
+
+
+def _reads_bound(expression: cst.BaseExpression, bound) -> bool:
+    """`expression` reads one of the names a comprehension or lambda around it binds."""
+    return bool(bound) and any(name.split(".", 1)[0] in bound for name in scopes.free_names(expression))
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:
