@@ -282,3 +282,108 @@ def test_tuple_of_the_state_is_not_a_detach():
     """, inplace_effects)
     (definition,) = iteration.reaching(node, "h")
     assert definition.kind == "assign" and definition.reads_itself
+
+
+@pytest.mark.parametrize("leave", ["raise RuntimeError('non-finite loss')", "sys.exit(1)", "exit()", "quit()",
+                                   "os._exit(1)"])
+def test_an_exceptional_exit_is_not_a_way_through_the_iteration(leave):
+    graph, _, iteration, (leaving, backward, reset) = _analyse(f"""
+        for i, x in enumerate(loader):
+            loss = a(x)
+            if not math.isfinite(loss):
+                {leave}  # <-
+            loss.backward()  # <-
+            if (i + 1) % n == 0:
+                opt.step()
+            opt.zero_grad()  # <-
+    """)
+    assert leaving in graph.raising and graph.nodes[leaving].succ == [graph.exit]
+    assert not iteration.completes(leaving)
+    assert iteration.postdominates((reset, 0), (backward, 0))
+    # The branch that does not raise is no condition on a completed iteration.
+    assert iteration.assumptions(reset) == [] and iteration.assumptions(backward) == []
+
+
+def test_a_raise_inside_try_goes_to_the_handler_a_branch_of_its_own():
+    graph, _, iteration, (raising, reset, step) = _analyse("""
+        for i, x in enumerate(loader):
+            try:
+                loss = a(x)
+                if bad(loss):
+                    raise ValueError(loss)  # <-
+                loss.backward()
+            except ValueError:
+                opt.zero_grad()  # <-
+                continue
+            opt.step()  # <-
+    """)
+    handler = next(n for n in graph.nodes if n.kind == "handler")
+    assert raising not in graph.raising and handler.index in graph.nodes[raising].succ
+    assert iteration.completes(raising)
+    assert [n.index for n in iteration.assumptions(reset)] == [handler.index]
+    # A raise the loop handles is a way through the iteration: the step runs only when it did not happen.
+    assert [n.assume.holds for n in iteration.assumptions(step)] == [False]
+    assert not iteration.runs_whenever((reset, 0), (step, 0))
+
+
+@pytest.mark.parametrize("test, holds, known", [
+    ("h is None", True, {"h"}),
+    ("h is None", False, set()),
+    ("h is not None", False, {"h"}),
+    ("h is not None", True, set()),
+    ("None is h", True, {"h"}),
+    ("not (h is not None)", True, {"h"}),
+    ("self.h is not None", False, {"self.h"}),
+    ("h is None and c is None", True, {"h", "c"}),
+    ("h is not None or c is not None", False, {"h", "c"}),
+    ("h is not None and ready", False, set()),  # `ready` may be what failed
+    ("h is None or fresh", True, set()),
+    ("h == None", True, set()),  # `==` may be overloaded (an array compares element-wise)
+    ("not h", True, set()),  # falsy is not None
+])
+def test_a_branch_knows_which_values_are_none(test, holds, known):
+    graph, _, _, _ = _analyse(f"""
+        for x in loader:
+            if {test}:
+                h = h.detach()
+            out, h = rnn(x, h)
+    """)
+    (assume,) = [n for n in graph.nodes if n.assume is not None and n.assume.holds == holds]
+    assert set(assume.assume.known_none) == known
+    assert all((assume.index in graph.known_none(name)) for name in known)
+
+
+@pytest.mark.parametrize("statement, reads", [
+    ("loss = sum(loss for loss in losses)", False),  # the generator's own `loss`
+    ("loss = [loss * w for w, loss in zip(ws, parts)]", False),
+    ("loss = {k: loss for k, loss in parts.items()}", False),
+    ("loss = sum(l for group in groups for l in group if loss)", True),  # the condition reads the function's
+    ("loss = [x for x in loss]", True),  # the first iterable is evaluated outside the comprehension
+    ("loss = [l for group in loss for l in group]", True),
+    ("loss = [l for group in groups for l in loss]", True),  # a later iterable, inside: still not bound
+    ("loss = max(parts, key=lambda loss: loss.item())", False),
+    ("loss = loss + sum(w * l for w, l in zip(ws, parts))", True),
+])
+def test_a_comprehension_binds_its_own_names(statement, reads):
+    graph, _, _, (node,) = _analyse(f"""
+        for x in loader:
+            {statement}  # <-
+    """)
+    (definition,) = [d for d in graph.nodes[node].definitions if d.name == "loss"]
+    assert definition.reads_itself is reads
+
+
+def test_names_bound_around_a_call_inside_a_comprehension():
+    from torchlint.flow import scopes
+
+    expression = cst.parse_expression("[l.backward() for group in groups for l in group if l.requires_grad]")
+    call = expression.elt
+    assert scopes.bound_around(expression, call) == {"l", "group"}
+    assert scopes.bound_around(expression, expression) == frozenset()
+    assert scopes.free_names(expression) == ["groups"]
+    lam = cst.parse_expression("lambda l, scale=s: l.backward() * scale")
+    assert scopes.bound_around(lam, lam.body.left) == {"l", "scale"}
+    assert scopes.free_names(lam) == ["s"]
+    assert scopes.free_names(cst.parse_expression("lambda: loss.backward()")) == []
+    assert scopes.free_names(cst.parse_expression("lambda: loss.backward()"), lambdas=True) == [
+        "loss.backward", "loss"]

@@ -2,7 +2,8 @@
 
 `cfg` builds a statement-level control-flow graph; `dataflow` computes
 reaching definitions, "assigned on every path", "carried into the next
-iteration", dominance and paths on it. The training-loop facts
+iteration", dominance and paths on it; `scopes` says which names in an
+expression a comprehension or lambda binds for itself. The training-loop facts
 (`torchlint.training`) ask these questions instead of comparing source order.
 """
 

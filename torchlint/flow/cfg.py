@@ -7,7 +7,9 @@ a compound statement contributes the nodes that evaluate its header:
   `test` does not hold) at the head of each branch, also when there is no
   `else`: the statements after `if skip: continue` are reached only through
   the "does not hold" assume, so dominance alone says they run only when
-  `skip` is false;
+  `skip` is false. An assume also says which values its branch knows:
+  `h is None` holding (or `h is not None` not holding) means `h` is `None`
+  there (`Assume.known_none`, `ControlFlowGraph.known_none`);
 - `for target in iterable:` an *iter* node (the iterable is evaluated once),
   the loop's *head* (ask for the next item; the back edge and `continue`
   return here, and the loop leaves from here), and a *bind* node that assigns
@@ -19,14 +21,22 @@ a compound statement contributes the nodes that evaluate its header:
 - `try:` exceptions are modelled as leaving from the point before the body
   (an edge from there to each handler), so the body stays a straight line
   for dominance; `else` follows the body, `finally` every way out of them;
+  a `raise` in the body goes to the handlers; a handler node assumes its
+  exception was raised (its branch runs only then);
 - `match subject:` a test node, then one *case* node per case, each tried
   after the previous one failed (`case _:` cannot fail);
 - a nested `def` or `class` is one opaque node that binds its name.
 
-`return` and `raise` go to the exit, `break` to what follows its loop.
+`return` goes to the exit, `break` to what follows its loop. A `raise` (and
+`sys.exit(...)`, `exit()`, `quit()`, `os._exit(...)`) outside any handler
+leaves the function exceptionally: it goes to the exit too, but the graph
+names it in `raising`, so a loop's iteration does not count it as a way
+through the iteration (`torchlint.flow.dataflow.Iteration`).
 Definitions are recorded per node with the name (dotted for attributes:
 `self.h`, `p.grad`), the operator, and the value where the source gives one
-(the matching element when a tuple is unpacked from a tuple). `effects`, a
+(the matching element when a tuple is unpacked from a tuple); a name a
+comprehension binds is its own, neither a definition nor a read of the
+function's (`torchlint.flow.scopes`). `effects`, a
 caller's hook, may add definitions that no assignment spells (an in-place
 update like `h.detach_()`); this module gives them no meaning of its own.
 """
@@ -35,10 +45,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from torchlint.flow import scopes
 from torchlint.names import dotted_name
 from torchlint.walk import children
 
@@ -80,7 +91,7 @@ class Definition:
         """`loss += x`, `h = rnn(x, h)`: the new value is computed from the old one."""
         if self.kind == "augmented":
             return True
-        return self.value is not None and _reads(self.value, self.name)
+        return self.value is not None and scopes.reads(self.value, self.name)
 
 
 @dataclass(frozen=True)
@@ -89,7 +100,16 @@ class Assume:
 
     test: cst.BaseExpression
     holds: bool
-    statement: cst.CSTNode  # the `if`, `while` or `match` case whose branch this is
+    statement: cst.CSTNode  # the `if`, `while`, `match` case or `except` handler whose branch this is
+
+    @cached_property
+    def known_none(self) -> FrozenSet[str]:
+        """The names whose value the branch knows to be `None`: `h` where `h is None` holds or
+        `h is not None` does not (also through `not`, and each side of an `and` that holds or an `or`
+        that does not)."""
+        if isinstance(self.statement, (cst.If, cst.While)):
+            return _none_on_branch(self.test, self.holds)
+        return frozenset()
 
 
 @dataclass(eq=False)
@@ -131,11 +151,19 @@ class ControlFlowGraph:
         body = block_of(owner)
         out = builder.block(body, [self.entry], _Scope())
         self.exit = builder.new(EXIT, None, out).index
-        for node in builder.returns:
+        for node in builder.returns + builder.raises:
             builder.edge(node, self.exit)
+        # Nodes that leave the function by an exception: not a way through an iteration.
+        self.raising: frozenset = frozenset(builder.raises)
         self.definitions: List[Definition] = builder.definitions
         self.loops: Dict[int, LoopRegion] = builder.regions
         self._iterables: Dict[int, int] = builder.iterables
+
+    def known_none(self, name: str) -> FrozenSet[int]:
+        """The assume nodes from which `name` is known to be `None` (`if h is not None: ...` has one, at
+        the head of its missing `else`), until something assigns it."""
+        return frozenset(node.index for node in self.nodes
+                         if node.assume is not None and name in node.assume.known_none)
 
     def iterable_node(self, loop: cst.For) -> Optional[Node]:
         """The node that evaluates a `for` statement's iterable: where the statement starts to run."""
@@ -165,6 +193,8 @@ class _Builder:
         self.regions: Dict[int, LoopRegion] = {}
         self.iterables: Dict[int, int] = {}  # a `for` statement -> the node that evaluates its iterable
         self.returns: List[int] = []
+        self.raises: List[int] = []  # raising nodes no handler of the function catches
+        self.handled: List[List[int]] = []  # per open `try` with handlers: the raising nodes of its body
         self.jumps: List[Tuple[List[int], List[int]]] = []  # per open loop: (continue sources, break sources)
 
     # --- nodes and edges ------------------------------------------------------------
@@ -245,8 +275,11 @@ class _Builder:
         if isinstance(small, cst.Break) and self.jumps:
             self.jumps[-1][1].append(node.index)
             return []
-        if isinstance(small, (cst.Return, cst.Raise)):
+        if isinstance(small, cst.Return):
             self.returns.append(node.index)
+            return []
+        if isinstance(small, cst.Raise) or _exits_process(small):
+            (self.handled[-1] if self.handled else self.raises).append(node.index)
             return []
         return [node.index]
 
@@ -331,11 +364,18 @@ class _Builder:
         return self.block(block_of(statement), [node.index], scope.inside(contexts=scope.contexts + items))
 
     def _Try(self, statement: Union[cst.Try, cst.TryStar], preds: List[int], scope: _Scope) -> List[int]:
+        if statement.handlers:
+            self.handled.append([])
         out = self.block(block_of(statement), preds, scope)
+        raised = self.handled.pop() if statement.handlers else []
         if statement.orelse is not None:
             out = self.block(block_of(statement.orelse), out, scope)
         for handler in statement.handlers:
-            node = self.new(HANDLER, handler, preds, scope, (handler.type,) if handler.type is not None else ())
+            # The handler runs only when the body raised: a branch, whose "test" is the exception caught.
+            caught = handler.type if handler.type is not None else cst.Name("BaseException")
+            node = self.new(HANDLER, handler, preds + raised, scope,
+                            (handler.type,) if handler.type is not None else (),
+                            assume=Assume(caught, True, handler))
             if handler.name is not None:
                 self._targets(node, handler.name.name, handler.type, "target", "=", handler, unpacked=True)
             out += self.block(block_of(handler), [node.index], scope)
@@ -426,22 +466,41 @@ def _walrus(expression: cst.CSTNode) -> List[Tuple[str, cst.BaseExpression]]:
     return found
 
 
-def _reads(value: cst.CSTNode, name: str) -> bool:
-    """`value` reads `name` (or an attribute of it), outside lambdas."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Lambda):
-            continue
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            dotted = dotted_name(node)
-            if dotted is not None:
-                if dotted == name or dotted.startswith(name + "."):
-                    return True
-                if isinstance(node, cst.Attribute):
-                    continue
-        stack.extend(children(node))
-    return False
+# Calls that end the process: an exceptional exit like `raise` (`SystemExit`, or no return at all).
+_PROCESS_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def _exits_process(small: cst.BaseSmallStatement) -> bool:
+    """`sys.exit(1)`, `exit()`, `quit()`, `os._exit(1)` as a statement of its own."""
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+        and dotted_name(small.value.func) in _PROCESS_EXITS
+
+
+def _none_on_branch(test: cst.BaseExpression, holds: bool) -> FrozenSet[str]:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _none_on_branch(test.expression, not holds)
+    if isinstance(test, cst.BooleanOperation):
+        both = isinstance(test.operator, cst.And) if holds else isinstance(test.operator, cst.Or)
+        if both:  # `a and b` holds: both hold; `a or b` does not: neither holds
+            return _none_on_branch(test.left, holds) | _none_on_branch(test.right, holds)
+        return frozenset()
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator = test.comparisons[0].operator
+        left, right = test.left, test.comparisons[0].comparator
+        if _is_none(left):
+            left, right = right, left
+        name = dotted_name(left)
+        if name is None or not _is_none(right):
+            return frozenset()
+        if isinstance(operator, cst.Is) and holds:
+            return frozenset({name})
+        if isinstance(operator, cst.IsNot) and not holds:
+            return frozenset({name})
+    return frozenset()
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

@@ -16,6 +16,11 @@ body from the loop head to the back edge (or a `break`/`return`):
 - dominance and post-dominance within the iteration: `a` runs in every
   iteration in which `b` runs exactly when `a` dominates or post-dominates
   `b`; the branches a node runs in are the assume nodes that dominate it;
+- an exceptional exit (`raise`, `sys.exit()`: the graph's `raising` nodes)
+  leaves the iteration without completing it: it is not one of the ways an
+  iteration ends, so `if not ok: raise` does not keep the statements after
+  it from post-dominating those before, and the branch that does not raise
+  is not a condition on what runs in a completed iteration;
 - paths: whether one point reaches another, around the back edge if need
   be, without passing nodes the caller names (a re-definition, a detach).
 
@@ -28,7 +33,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from torchlint.flow.cfg import ASSUME, ControlFlowGraph, Definition, LoopRegion, Node
+import libcst as cst
+
+from torchlint.flow.cfg import ASSUME, HANDLER, ControlFlowGraph, Definition, LoopRegion, Node
 
 Point = Tuple[int, int]
 
@@ -151,14 +158,16 @@ class Iteration:
         self.order = [index for index in _reverse_postorder(nodes, self.head, self._edge) if index in self.members]
         self._idom = _dominators(self.order, lambda index: [p for p in nodes[index].pred
                                                             if p in self.members and self._edge(p, index)])
-        self._exits = {index for index in self.order
-                       if index in self._latches or any(s not in self.members for s in nodes[index].succ)
-                       or not nodes[index].succ}
+        raising = self.graph.raising
+        self._exits = {index for index in self.order if index not in raising and (
+                       index in self._latches or any(s not in self.members for s in nodes[index].succ)
+                       or not nodes[index].succ)}
         reverse = _reverse_postorder_from(self._exits, lambda index: [p for p in nodes[index].pred
                                                                        if p in self.members and self._edge(p, index)])
         self._ipdom = _dominators(reverse, lambda index: [s for s in nodes[index].succ
                                                           if s in self.members and self._edge(index, s)],
                                   roots=self._exits)
+        self._completes = frozenset(reverse)  # the nodes from which the iteration can end other than by raising
         self._start_index: Dict[str, int] = {}
         self._starts: List[Definition] = []
         self._incoming: Optional[Dict[int, int]] = None
@@ -250,13 +259,21 @@ class Iteration:
             return True  # `b` never runs
         return self.dominates(a, b) or self.postdominates(a, b)
 
+    def completes(self, node: int) -> bool:
+        """Some path from `node` ends the iteration other than by raising (the back edge, `continue`,
+        `break`, `return`, leaving the loop)."""
+        return node in self._completes
+
     def assumptions(self, node: int) -> List[Node]:
-        """The assume nodes on every path from the head to `node`, outermost first."""
+        """The assume nodes (and `except` handlers) on every path from the head to `node`, outermost
+        first; not one whose other branch raises (`if not ok: raise`): that says only that the
+        iteration completes."""
         found = []
         current = self._idom.get(node)
         while current is not None and current != node:
             candidate = self.graph.nodes[current]
-            if candidate.kind == ASSUME and candidate.index != node:
+            if candidate.kind in (ASSUME, HANDLER) and candidate.index != node \
+                    and not self._only_way_on(candidate):
                 found.append(candidate)
             parent = self._idom.get(current)
             if parent == current:
@@ -264,7 +281,16 @@ class Iteration:
             current = parent
         found.reverse()
         own = self.graph.nodes[node]
-        return found + ([own] if own.kind == ASSUME else [])
+        return found + ([own] if own.kind in (ASSUME, HANDLER) and not self._only_way_on(own) else [])
+
+    def _only_way_on(self, assume: Node) -> bool:
+        """The other branch of the `if` whose branch this assume heads can only raise."""
+        if not isinstance(assume.assume.statement, cst.If):
+            return False
+        nodes = self.graph.nodes
+        siblings = [s for test in assume.pred if test in self.members for s in nodes[test].succ
+                    if s != assume.index and s in self.members]
+        return bool(siblings) and not any(self.completes(s) for s in siblings)
 
     # --- paths ----------------------------------------------------------------------------
 

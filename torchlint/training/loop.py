@@ -23,7 +23,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 import libcst as cst
 
-from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration
+from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration, scopes
 from torchlint.flow.cfg import block_of
 from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee,
@@ -324,11 +324,12 @@ class TrainingLoop:
 
     def fresh_definitions(self, name: str) -> FrozenSet[int]:
         """Nodes where `name` gets a value that does not carry its old graph: a re-initialisation, a
-        detach (also in place), `.item()`, `del`."""
+        detach (also in place), `.item()`, `del`; and the branches where it is known to be `None`
+        (`if h is not None: h = h.detach()` has one, with nothing to detach)."""
         return self._remember(("fresh", name), lambda: self._fresh_definitions(name))
 
     def _fresh_definitions(self, name: str) -> FrozenSet[int]:
-        nodes = set()
+        nodes = set(self.flow.graph.known_none(name) & self.iteration.members)
         for node in self.iteration.members:
             for definition in self.flow.graph.nodes[node].definitions:
                 if definition.name != name:
@@ -352,8 +353,9 @@ class TrainingLoop:
         return accumulation
 
     def feeding_names(self, expression: cst.BaseExpression, where: Where, limit: int = 40) -> Set[str]:
-        """Names whose values flow into `expression` through this iteration's assignments."""
-        return self.flow_names(expression, where, iter_names, limit)
+        """Names whose values flow into `expression` through this iteration's assignments (not the names a
+        comprehension in them binds: `h` in `tuple(h.detach() for h in hidden)` is not the loop's `h`)."""
+        return self.flow_names(expression, where, scopes.free_names, limit)
 
     def flow_names(self, expression: cst.BaseExpression, where: Where, read, limit: int = 40) -> Set[str]:
         """The names `read(expression)` gives, followed back through the definitions that reach them."""

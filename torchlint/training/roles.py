@@ -14,6 +14,7 @@ from typing import FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from torchlint.flow.cfg import block_of
+from torchlint.training.graph import value_names
 from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional
 from torchlint.walk import calls_in, preorder
 
@@ -116,13 +117,15 @@ def optimized_models(optimizer: str, names: ModuleNames) -> FrozenSet[str]:
     models: Set[str] = set()
     for value in names.values_of(optimizer):
         if isinstance(value, cst.Call):
-            models |= parameter_owners(value, names)
+            models |= parameter_owners(value, names, follow=2)
     return frozenset(models)
 
 
-def parameter_owners(expression: cst.BaseExpression, names: ModuleNames) -> Set[str]:
+def parameter_owners(expression: cst.BaseExpression, names: ModuleNames, follow: int = 0) -> Set[str]:
     """The modules whose `.parameters()` (or `.named_parameters()`) `expression` reads, with their aliases
-    (`self.model = model`, `model = DDP(model)`: the same parameters by another name)."""
+    (`self.model = model`, `model = DDP(model)`: the same parameters by another name). With `follow`, also
+    through the names it reads, that many bindings deep: `params` in `SGD(params)` or `for p in params:`
+    where `params = [p for p in model.parameters() if p.requires_grad]`."""
     owners: Set[str] = set()
     for call in calls_in(expression):
         func = call.func
@@ -130,6 +133,10 @@ def parameter_owners(expression: cst.BaseExpression, names: ModuleNames) -> Set[
             owner = dotted_name(func.value)
             if owner is not None:
                 owners |= names.aliases_of(owner)
+    if follow > 0:
+        for name in value_names(expression):
+            for value in names.values_of(name):
+                owners |= parameter_owners(value, names, follow - 1)
     return owners
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, Definition, Iteration, LoopRegion
+from torchlint.flow import scopes
 from torchlint.flow.cfg import DEF, STATEMENT, Node, block_of
 from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional, short_callee
 from torchlint.training import roles
@@ -138,7 +139,7 @@ def guards_of(iteration: Iteration, node: Node) -> Tuple[Guard, ...]:
         if isinstance(assume.statement, cst.If):
             found.append(Guard(assume.test, not assume.holds, assume.statement,
                                (id(assume.statement), assume.holds) not in inside, assume_node.index))
-        elif isinstance(assume.statement, cst.MatchCase):
+        elif isinstance(assume.statement, (cst.MatchCase, cst.ExceptHandler, cst.ExceptStarHandler)):
             found.append(Guard(assume.test, False, assume.statement, False, assume_node.index))
     return tuple(found)
 
@@ -207,7 +208,7 @@ class SiteCollector:
                 continue
             for call in calls_in(expression):
                 rank += 1
-                self._call(call, node, rank)
+                self._call(call, node, rank, expression)
         if node.kind != STATEMENT:
             return
         for definition in node.definitions:
@@ -243,7 +244,7 @@ class SiteCollector:
         """(`model`, the loop) for `p` in `for p in model.parameters():`; (`opt`, the outer loop) for
         `for g in opt.param_groups: for p in g["params"]:`; ("", None) when no loop walks `p`."""
         for loop in reversed(node.loops[self.base_depth:]):
-            if not isinstance(loop, cst.For) or dotted_name(loop.target) != name:
+            if not isinstance(loop, cst.For) or name not in _target_names(loop.target):
                 continue
             iterable = loop.iter
             if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
@@ -255,14 +256,22 @@ class SiteCollector:
                 group = dotted_name(iterable.value)
                 owner, outer = self._parameters_of(group, node) if group else ("", None)
                 return owner, outer or loop
-            return "", loop
+            # `for p in params:` with `params = list(model.parameters())`: a module the list was made from (the
+            # loop resets each of them; one names the reset).
+            owners = roles.parameter_owners(iterable, self.names, follow=2)
+            return (min(owners) if owners else ""), loop
         return "", None
 
-    def _call(self, call: cst.Call, node: Node, rank: int) -> None:
+    def _call(self, call: cst.Call, node: Node, rank: int, expression: cst.CSTNode) -> None:
         common = self._common(node, rank)
         syntax = call
         backward = roles.classify_backward(call, self.names)
         if backward is not None:
+            kind, loss, receiver = backward
+            if loss is not None and _reads_bound(loss, scopes.bound_around(expression, call)):
+                # `[l.backward() for l in losses]`: each element's backward, on the comprehension's own
+                # `l`, not on the function's name of that spelling; which tensor that is, unknown here.
+                backward = (kind, None, receiver)
             self._add_backward(call, backward, common)
             return
         func = call.func
@@ -342,6 +351,19 @@ class SiteCollector:
                 any(roles.resets_unconditionally(block_of(function), self.names) for function in functions),
                 any(done.scales for done in work))
         return known
+
+
+def _reads_bound(expression: cst.BaseExpression, bound) -> bool:
+    """`expression` reads one of the names a comprehension or lambda around it binds."""
+    return bool(bound) and any(name.split(".", 1)[0] in bound for name in scopes.free_names(expression))
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    """`p` for `for p in ...`; `name` and `p` for `for name, p in model.named_parameters():`."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    name = dotted_name(target)
+    return [name] if name is not None else []
 
 
 def _target_node(small: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:

@@ -1,0 +1,16 @@
+"""Gradients cleared over a list of trainable parameters between the backward and the step."""
+import torch
+import torch.nn as nn
+
+
+def fit(model: nn.Module, loader, epochs=10):
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.Adam(params, lr=1e-3)
+    criterion = nn.CrossEntropyLoss()
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            for p in params:  # expect: TL006
+                p.grad = None
+            optimizer.step()

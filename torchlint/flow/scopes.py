@@ -1,0 +1,125 @@
+"""Scopes inside an expression: the names a comprehension or a lambda binds are its own.
+
+In `[l.backward() for l in losses]` the `l` is the comprehension's name, not
+the function's `l` (which may be a running sum two lines up); the same for
+a generator, set or dict comprehension and for a lambda's parameters. A
+comprehension's first iterable (`losses`) is evaluated in the enclosing
+scope; its conditions, later iterables and element in its own. A walrus
+(`(n := len(x))`) binds in the enclosing function even inside a
+comprehension, so it is not a name of the comprehension.
+
+The control-flow graph's definitions and uses ask here, so a name bound by
+a comprehension is never taken for the function's name of the same spelling.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, FrozenSet, List, Optional, Sequence, Union
+
+import libcst as cst
+
+from torchlint.names import dotted_name
+from torchlint.walk import children
+
+Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# visit(node, names bound around it) -> False to stop descending into the node
+Visit = Callable[[cst.CSTNode, FrozenSet[str]], bool]
+
+
+def bound_around(root: cst.CSTNode, part: cst.CSTNode) -> FrozenSet[str]:
+    """The names the comprehensions and lambdas of `root` bind where `part` (found by identity) sits:
+    `{"l"}` for `l.backward()` in `[l.backward() for l in losses]`; empty outside any."""
+    found: List[FrozenSet[str]] = []
+
+    def visit(node: cst.CSTNode, bound: FrozenSet[str]) -> bool:
+        if node is part:
+            found.append(bound)
+        return not found
+
+    _walk(root, frozenset(), visit)
+    return found[0] if found else frozenset()
+
+
+def free_names(expression: cst.CSTNode, lambdas: bool = False) -> List[str]:
+    """The dotted names `expression` reads from the enclosing scope (`a`, `self.h`, and for an attribute
+    also its first name), outermost first: not those a comprehension or lambda inside it binds; a
+    lambda's body only with `lambdas` (it runs when called, not here; its defaults run here)."""
+    found: List[str] = []
+
+    def visit(node: cst.CSTNode, bound: FrozenSet[str]) -> bool:
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            name = dotted_name(node)
+            if name is not None:
+                first = name.split(".", 1)[0]
+                if first not in bound:
+                    found.append(name)
+                    if name != first:
+                        found.append(first)
+                return False
+        return True
+
+    _walk(expression, frozenset(), visit, lambda_bodies=lambdas)
+    return found
+
+
+def reads(expression: cst.CSTNode, name: str) -> bool:
+    """`expression` reads `name` (or an attribute of it) of the enclosing scope, outside lambdas."""
+    return any(read == name or read.startswith(name + ".") for read in free_names(expression))
+
+
+def comprehension_targets(node: Comprehension) -> FrozenSet[str]:
+    """The names a comprehension's `for` targets bind: `{"k", "v"}` for `{k: f(v) for k, v in d.items()}`."""
+    names = set()
+    comp: Optional[cst.CompFor] = node.for_in
+    while comp is not None:
+        names.update(_target_names(comp.target))
+        comp = comp.inner_for_in
+    return frozenset(names)
+
+
+def _walk(node: cst.CSTNode, bound: FrozenSet[str], visit: Visit, lambda_bodies: bool = True) -> None:
+    if not visit(node, bound):
+        return
+    if isinstance(node, _COMPREHENSIONS):
+        inner = bound | comprehension_targets(node)
+        comp: Optional[cst.CompFor] = node.for_in
+        first = True
+        while comp is not None:
+            _walk(comp.iter, bound if first else inner, visit, lambda_bodies)  # the first: the enclosing scope's
+            for condition in comp.ifs:
+                _walk(condition.test, inner, visit, lambda_bodies)
+            first = False
+            comp = comp.inner_for_in
+        parts: Sequence[cst.CSTNode] = (node.key, node.value) if isinstance(node, cst.DictComp) else (node.elt,)
+        for part in parts:
+            _walk(part, inner, visit, lambda_bodies)
+        return
+    if isinstance(node, cst.Lambda):
+        parameters = node.params
+        for param in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params):
+            if param.default is not None:
+                _walk(param.default, bound, visit, lambda_bodies)  # evaluated where the lambda is made
+        if lambda_bodies:
+            _walk(node.body, bound | frozenset(_lambda_parameters(node)), visit, lambda_bodies)
+        return
+    for child in children(node):
+        _walk(child, bound, visit, lambda_bodies)
+
+
+def _lambda_parameters(node: cst.Lambda) -> List[str]:
+    parameters = node.params
+    names = [param.name.value for param in (*parameters.posonly_params, *parameters.params,
+                                             *parameters.kwonly_params)]
+    for star in (parameters.star_arg, parameters.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.append(star.name.value)
+    return names
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return [target.value] if isinstance(target, cst.Name) else []
