@@ -36,6 +36,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tup
 import libcst as cst
 
 from torchlint.flow.cfg import ASSUME, HANDLER, ControlFlowGraph, Definition, LoopRegion, Node
+from torchlint.flow.scopes import reads
 
 Point = Tuple[int, int]
 
@@ -307,6 +308,18 @@ class Iteration:
             return True
         return b[0] in self._forward(a[0], avoiding, around)
 
+    def read_later(self, point: Point, name: str) -> bool:
+        """The value `name` has at `point` is read again later in the same iteration (before any
+        redefinition): `print(loss.item())` after `loss.backward()`."""
+        values = {definition.index for definition in self.reaching(point[0], name)}
+        for index in self._forward(point[0], frozenset(), around=False):
+            node = self.graph.nodes[index]
+            if not any(reads(part, name) for part in _read_parts(node)):
+                continue
+            if values & {definition.index for definition in self.reaching(index, name)}:
+                return True
+        return False
+
     def _forward(self, start: int, avoiding: FrozenSet[int], around: bool) -> Set[int]:
         nodes = self.graph.nodes
         seen: Set[int] = set()
@@ -322,6 +335,19 @@ class Iteration:
                 if succ in self.members and (around or succ != self.head) and succ not in seen:
                     pending.append(succ)
         return seen
+
+
+def _read_parts(node: Node) -> Iterable[cst.CSTNode]:
+    """What a node reads: an assignment's value (and an augmented target), not the names it binds."""
+    for expression in node.expressions:
+        if isinstance(expression, (cst.Assign, cst.AnnAssign)):
+            if expression.value is not None:
+                yield expression.value
+        elif isinstance(expression, cst.AugAssign):
+            yield expression.target
+            yield expression.value
+        else:
+            yield expression
 
 
 def _reverse_postorder(nodes: Sequence[Node], root: int, allowed) -> List[int]:

@@ -116,7 +116,7 @@ class UnscaledAccumulatedLoss(Rule):
                     if normalised is not None:
                         yield self._unweighted(context, backward, step, normalised, origin)
                     else:
-                        finding = self._finding(context, backward, step, check, origin)
+                        finding = self._finding(context, loop, backward, step, check, origin)
                         yield replace(finding, timeline=_timeline(loop, step, check))
             yield from self._sliced(context, loop)
 
@@ -160,7 +160,7 @@ class UnscaledAccumulatedLoss(Rule):
         )
         return Finding(backward.node, message)
 
-    def _finding(self, context, backward, step, check, origin) -> Finding:
+    def _finding(self, context, loop, backward, step, check, origin) -> Finding:
         loss = context.code(backward.loss)
         count = context.code(check.count)
         source = f" (`{origin.sources[0]}`)" if origin.sources else ""
@@ -170,7 +170,10 @@ class UnscaledAccumulatedLoss(Rule):
             f"`{step.receiver}.step()` applies `{count}`× the large-batch gradient."
         )
         divisor = count if isinstance(check.count, _ATOMS) else f"({count})"
-        if isinstance(backward.loss, cst.Name) and backward.on_own_line:
+        # `loss = loss / N` would also change what the loop reads of `loss` after the backward (the logged
+        # loss): divide the backward's argument alone there.
+        if isinstance(backward.loss, cst.Name) and backward.on_own_line and not (
+                backward.via is None and loop.read_later(loss, backward)):
             edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
         else:
             scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"

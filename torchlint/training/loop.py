@@ -101,6 +101,10 @@ class TrainingLoop:
         """The definitions of `name` that may give its value at `where` (a `start` one: from before the iteration)."""
         return self.iteration.reaching(self._point(where)[0], name)
 
+    def read_later(self, name: str, where: Where) -> bool:
+        """The value `name` has at `where` is read again later in the same iteration."""
+        return self.iteration.read_later(self._point(where), name)
+
     def guards_at(self, node: int) -> Tuple[Guard, ...]:
         """The branches a control-flow node runs in, as a site's `guards`."""
         return self._remember(("guards", node), lambda: guards_of(self.iteration, self.flow.graph.nodes[node]))
