@@ -28,7 +28,7 @@ from torchlint.flow.cfg import block_of
 from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee,
 )
-from torchlint.training import graph, roles, windows
+from torchlint.training import frameworks, graph, roles, windows
 from torchlint.training.calls import Functions, Scope
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
@@ -539,9 +539,49 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 
 def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
     """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
+    autograd = frameworks.Autograd(names)
+    if autograd.is_torch is False:
+        return []  # another framework's file (Gluon, Paddle, OneFlow imported `as torch`...): not PyTorch
     finder = _LoopFinder(module, names, walrus=source is None or ":=" in source, source=source)
     finder.walk(block_of(module), (), None, None, module)
+    if autograd.is_torch is None and autograd.others:
+        return [loop for loop in finder.loops if autograd.foreign(_trained_with(loop, names)) is None]
     return finder.loops
+
+
+def _trained_with(loop: TrainingLoop, names: ModuleNames) -> Iterator[Optional[str]]:
+    """The qualified names a loop's backward and step are bound to: the constructors of what it steps and of
+    the losses it backpropagates (and of the criteria that compute them), and the `with` contexts in and
+    around its body (`with autograd.record():`). A name is read where the loop sees it (its value before the
+    loop, or in the iteration), the file's bindings of it only where neither says."""
+
+    def values(name: str, where) -> List[cst.BaseExpression]:
+        seen = [value for value in loop.values_at(name, where) if value is not None]
+        return seen or names.values_of(name)
+
+    def constructors(name: str, where) -> Iterator[Optional[str]]:
+        for value in values(name, where):
+            if isinstance(value, cst.Call):
+                yield names.callee(value)
+                inner = dotted_name(value.func)
+                if inner is not None and inner != name and not names.qualify(value.func):
+                    # `loss = loss_fn(net(x), y)`: what built `loss_fn`
+                    for built in values(inner, where):
+                        if isinstance(built, cst.Call):
+                            yield names.callee(built)
+        for annotation in names.annotations.get(name, ()):
+            yield names.qualify(annotation)
+
+    for step in loop.steps:
+        yield from constructors(step.receiver, step)
+    for backward in loop.own_backwards:
+        if backward.loss_name is not None:
+            yield from constructors(backward.loss_name, backward)
+    contexts = list(loop.outer_contexts)
+    for node in loop.iteration.members:
+        contexts.extend(loop.flow.graph.nodes[node].contexts)
+    for item in contexts:
+        yield names.callee(item) if isinstance(item, cst.Call) else names.qualify(item)
 
 
 def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
