@@ -67,3 +67,25 @@ def test_a_file_of_another_framework_has_no_training_loops() -> None:
     source = "import oneflow as torch\nfor x, y in loader:\n    loss = model(x, y)\n    loss.backward()\n    opt.step()\n"
     module = cst.parse_module(source)
     assert find_training_loops(module, ModuleNames(module)) == []
+
+
+_DEEPSPEED_ARGS = '''
+import deepspeed
+parser = deepspeed.add_config_arguments(parser)
+args = parser.parse_args()
+'''
+
+
+@pytest.mark.parametrize("body, deepspeeds", [
+    # DeepSpeed's flags on the parser, but the loop's own `loss.backward()` and optimizer: the loop's window.
+    ("loss.backward()\n    if (i + 1) % args.gradient_accumulation_steps == 0:\n        optimizer.step()", False),
+    # Accelerate hands the loss to DeepSpeed's engine, which steps at its own boundaries.
+    ("accelerator.backward(loss)\n    if (i + 1) % args.deepspeed_config['gradient_accumulation_steps'] == 0:\n"
+     "        optimizer.step()", True),
+])
+def test_deepspeed_owns_the_window_only_where_the_backward_is_the_engines(body: str, deepspeeds: bool) -> None:
+    source = _DEEPSPEED_ARGS + "for i, batch in enumerate(loader):\n    loss = model(batch)\n    " + body + "\n"
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    (step,) = loop.optimizer_steps
+    assert bool(loop.accumulation_checks(step)) is not deepspeeds

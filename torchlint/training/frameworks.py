@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
-from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, positional
+from torchlint.names import ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, positional
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
@@ -100,6 +100,37 @@ class Autograd:
         return found[0] if found else None
 
 
+# What builds an object whose `.backward(loss)` is the framework's, not a tensor's: Accelerate's and Fabric's
+# `backward`, and the engine `deepspeed.initialize` returns (`model_engine.backward(loss)`).
+DEEPSPEED_ENGINES = ("deepspeed.initialize",)
+BACKWARD_OWNERS = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric") + DEEPSPEED_ENGINES
+
+
+def deepspeed_window(loop: "TrainingLoop", count: cst.BaseExpression) -> bool:
+    """DeepSpeed gates the step on its own window: the count is DeepSpeed's (the engine's
+    `gradient_accumulation_steps()`, or read from its config before the loop) and every backward of the loop is
+    a framework's (`model_engine.backward(loss)`, or Accelerate's `accelerator.backward(loss)`, which hands the
+    loss to the engine under DeepSpeed): the engine steps at its own boundaries inside `backward`, and the loop's
+    `optimizer.step()` between them does nothing. A plain `loss.backward()` and the optimizer's own `step()` are
+    the loop's window, whatever DeepSpeed's argument parser added to `args`."""
+    backwards = loop.loop_backwards
+    if not backwards or any(backward.kind != "framework" for backward in backwards):
+        return False
+    pending = [count]
+    for _ in range(3):
+        found = []
+        for expression in pending:
+            for name in iter_names(expression):
+                parts = name.split(".")
+                owners = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+                if "deepspeed" in name.lower() or any(
+                        c.startswith(DEEPSPEED_ENGINES) for owner in owners for c in loop.names.constructors_of(owner)):
+                    return True
+                found += [d.value for d in loop.flow.entering(loop.iteration.region, name) if d.value is not None]
+        pending = found
+    return False
+
+
 _ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 _PLUGINS = frozenset({"accelerate.utils.GradientAccumulationPlugin",
                       "accelerate.utils.dataclasses.GradientAccumulationPlugin"})
@@ -127,6 +158,12 @@ class FrameworkScaling:
                     and dotted_name(read.value) in owners:
                 return (read is value) == (self.framework == "Accelerate")
         return False
+
+    @property
+    def steps_on_last(self) -> bool:
+        """It also steps after the last micro-batch of an epoch: Accelerate does with a prepared loader (it knows
+        the end), DeepSpeed's engine only at its own boundaries."""
+        return self.framework != "DeepSpeed"
 
     @property
     def where(self) -> str:

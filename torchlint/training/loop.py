@@ -177,7 +177,7 @@ class TrainingLoop:
                     continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
                     continue
-                if int_value(check.count) == 1 or self._framework_window(check):
+                if int_value(check.count) == 1 or frameworks.deepspeed_window(self, check.count):
                     continue
                 if isinstance(site, StepSite) and not self._accumulates(site, check):
                     continue
@@ -201,25 +201,6 @@ class TrainingLoop:
     def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
         checks = self.accumulation_checks(site)
         return checks[0] if checks else None
-
-    def _framework_window(self, check: AccumulationCheck) -> bool:
-        """The count is DeepSpeed's own (`engine.gradient_accumulation_steps()`, or read from its config
-        before the loop): the engine steps at its own boundaries inside `backward`, and the loop's
-        `optimizer.step()` between them does nothing."""
-        pending = [check.count]
-        for _ in range(3):
-            found = []
-            for expression in pending:
-                for name in iter_names(expression):
-                    parts = name.split(".")
-                    owners = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
-                    if "deepspeed" in name.lower() or any(
-                            c.startswith("deepspeed.") for owner in owners for c in self.names.constructors_of(owner)):
-                        return True
-                    found += [d.value for d in self.flow.entering(self.iteration.region, name)
-                              if d.value is not None]
-            pending = found
-        return False
 
     def _inner_counter(self, check: AccumulationCheck) -> bool:
         """The counter the check reads is the target of a loop nested in this one."""
