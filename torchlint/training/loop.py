@@ -445,6 +445,27 @@ class TrainingLoop:
         first = values[0]
         return first if all(value.deep_equals(first) for value in values[1:]) else None
 
+    def fresh_value(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value `name` has when the loop starts on a fresh run: the one every path into the loop gives it,
+        or, where a resume restores it on other paths (`global_step = checkpoint["step"]` under
+        `if args.resume:`), the one constant the rest give it. A fresh run is the one a user runs first, and a
+        resumed run continues its count. Two different constants (`start = 1` on some path) leave it unknown."""
+        value = self.value_before_loop(name)
+        if value is not None and not isinstance(value, cst.IfExp):
+            return value
+        definitions = self.flow.entering(self.iteration.region, name)
+        if not definitions or any(d.kind != "assign" or d.value is None for d in definitions):
+            return None
+        values: List[cst.BaseExpression] = []
+        for definition in definitions:
+            values += [definition.value] if definition.unpacked else _alternatives(definition.value)
+        constants = [value for value in values if int_value(value) is not None]
+        if not constants or any(int_value(value) != int_value(constants[0]) for value in constants):
+            return None
+        if not all(_restored(value) for value in values if int_value(value) is None):
+            return None
+        return constants[0]
+
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
         value = self.value_before_loop(name)
@@ -528,6 +549,24 @@ def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional
     if autograd.is_torch is None and autograd.others:
         return [loop for loop in finder.loops if autograd.foreign(_trained_with(loop, names)) is None]
     return finder.loops
+
+
+def _alternatives(value: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """`a if c else b` -> [a, b]."""
+    if isinstance(value, cst.IfExp):
+        return _alternatives(value.body) + _alternatives(value.orelse)
+    return [value]
+
+
+def _restored(value: cst.BaseExpression) -> bool:
+    """A value read back from saved state rather than written as a number: `checkpoint["step"]`,
+    `state.get("iteration", 0)`, `int(ckpt["it"]) + 1`, `args.start_iter`, `resume_step`."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)):
+        return any(_restored(side) for side in (value.left, value.right)) and all(
+            _restored(side) or int_value(side) is not None for side in (value.left, value.right))
+    if isinstance(value, cst.Name):
+        return value.value not in ("None", "True", "False")
+    return isinstance(value, (cst.Subscript, cst.Attribute, cst.Call))
 
 
 def _trained_with(loop: TrainingLoop, names: ModuleNames) -> Iterator[Optional[str]]:
@@ -690,7 +729,7 @@ class _LoopFinder:
 def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
     counters: List[LoopCounter] = []
     if isinstance(loop.node, cst.For):
-        counter = windows.header_counter(loop.node, names, loop.value_before_loop)
+        counter = windows.header_counter(loop.node, names, loop.value_before_loop, loop.fresh_value)
         if counter is not None:
             counters.append(counter)
     for assignment in loop.assignments:
@@ -700,8 +739,9 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
             continue
         if any(c.name == assignment.target for c in counters):
             continue
-        start = int_value(loop.value_before_loop(assignment.target))
-        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None))
+        start = int_value(loop.fresh_value(assignment.target))
+        resumed = start is not None and int_value(loop.value_before_loop(assignment.target)) is None
+        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
     return counters
 
 

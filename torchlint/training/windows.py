@@ -38,6 +38,7 @@ class LoopCounter:
     origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
     endless: bool = False  # `enumerate(itertools.cycle(loader))`: there is no last micro-batch
+    resumed: bool = False  # `start` is the fresh run's: a resume restores the count (`step = ckpt["step"]`)
 
 
 @dataclass(frozen=True)
@@ -191,8 +192,31 @@ def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def header_counter(loop: cst.For, names: ModuleNames,
-                   earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[LoopCounter]:
-    """The counter a `for` header defines: `i` of `enumerate(...)`, `range(...)`, `itertools.count()`."""
+                   earlier: Callable[[str], Optional[cst.BaseExpression]],
+                   fresh: Optional[Callable[[str], Optional[cst.BaseExpression]]] = None) -> Optional[LoopCounter]:
+    """The counter a `for` header defines: `i` of `enumerate(...)`, `range(...)`, `itertools.count()`. A start
+    given by name (`range(start_iter, max_iter)`) is read through `fresh`: its value on a fresh run."""
+
+    def start_of(node: Optional[cst.BaseExpression]) -> Optional[int]:
+        value = int_value(node)
+        if value is None and isinstance(node, cst.Name) and fresh is not None:
+            value = int_value(fresh(node.value))
+        return value
+
+    counter = _header_counter(loop, names, earlier, start_of)
+    if counter is None or counter.start is None or not isinstance(counter.origin, cst.Call):
+        return counter
+    first = positional(counter.origin, 1 if counter.source == "enumerate" else 0) or keyword(counter.origin, "start")
+    if counter.source == "range" and positional(counter.origin, 1) is None:
+        first = None
+    if isinstance(first, cst.Name) and int_value(earlier(first.value)) is None:
+        return dataclasses.replace(counter, resumed=True)
+    return counter
+
+
+def _header_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]],
+                    start_of: Callable[[Optional[cst.BaseExpression]], Optional[int]]) -> Optional[LoopCounter]:
+
     iterable = unwrap(loop.iter)
     if isinstance(iterable, cst.Name):
         # `pbar = tqdm(enumerate(loader), total=len(loader))` then `for i, batch in pbar:`.
@@ -214,7 +238,7 @@ def header_counter(loop: cst.For, names: ModuleNames,
             return None
         name = dotted_name(target.elements[0].value)
         start_node = positional(iterable, 1) or keyword(iterable, "start")
-        start = 0 if start_node is None else int_value(start_node)
+        start = 0 if start_node is None else start_of(start_node)
         counted = positional(iterable, 0)
         counted = unwrap(counted) if counted is not None else None
         endless = isinstance(counted, cst.Call) and names.callee(counted) in _ENDLESS_ITERATORS
@@ -224,11 +248,11 @@ def header_counter(loop: cst.For, names: ModuleNames,
         return None
     if short == "range" and callee == "range":
         first = positional(iterable, 0)
-        start = 0 if positional(iterable, 1) is None else int_value(first)
+        start = 0 if positional(iterable, 1) is None else start_of(first)
         return LoopCounter(name, start, "range", None, iterable, iterable)
     if qualified == "itertools.count" or callee == "count":
         first = positional(iterable, 0) or keyword(iterable, "start")
-        return LoopCounter(name, 0 if first is None else int_value(first), "count", None, iterable)
+        return LoopCounter(name, 0 if first is None else start_of(first), "count", None, iterable)
     return None
 
 
