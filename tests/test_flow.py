@@ -282,3 +282,24 @@ def test_tuple_of_the_state_is_not_a_detach():
     """, inplace_effects)
     (definition,) = iteration.reaching(node, "h")
     assert definition.kind == "assign" and definition.reads_itself
+
+
+def test_enclosing_loops_are_the_loops_whose_body_holds_a_loop():
+    source = textwrap.dedent("""
+        def f(loader, epochs):
+            for epoch in range(epochs):
+                while True:
+                    for batch in loader:
+                        pass
+            for batch in loader:
+                pass
+    """)
+    function = cst.parse_module(source).body[0]
+    graph = ControlFlowGraph(function)
+    outer = function.body.body[0]
+    middle = outer.body.body[0]
+    inner = middle.body.body[0]
+    alone = function.body.body[1]
+    assert graph.enclosing_loops(graph.region(outer)) == []
+    assert {id(r.statement) for r in graph.enclosing_loops(graph.region(inner))} == {id(outer), id(middle)}
+    assert graph.enclosing_loops(graph.region(alone)) == []

@@ -69,6 +69,7 @@ class TrainingLoop:
     framework: Optional[str] = None  # `ignite`/`lightning`: a function a framework calls once per iteration,
     # seen as the body of a loop (`node` is then a `while True:` around its body, made for the analysis)
     memo: Dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)  # answers asked again
+    whole_run: Optional[bool] = None  # the loop is the whole run: nothing runs it again for a next epoch
 
     def _remember(self, key: tuple, compute):
         if key not in self.memo:
@@ -669,7 +670,7 @@ class _LoopFinder:
         index = _batch_index(function) if framework == "lightning" else None
         if index is not None and all(c.name != index for c in counters):
             counters = (LoopCounter(index, 0, "framework"),) + counters  # Lightning's `batch_idx` starts at 0
-        return dataclasses.replace(built, framework=framework, counters=counters)
+        return dataclasses.replace(built, framework=framework, counters=counters, whole_run=False)
 
     def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
         """A backward in the loop's body, or in a function of this file it calls (`training.calls`)."""
@@ -685,6 +686,17 @@ class _LoopFinder:
         if self._functions is None:
             self._functions = Functions(self.module, self.names, self.walrus)
         return self._functions
+
+    def _whole_run(self, loop: Loop, function: Optional[cst.FunctionDef], enclosing: list) -> Optional[bool]:
+        """Yes: no loop around it in its function, which is the module or is called here only outside loops
+        (`main()` under `if __name__ == "__main__":`). No: an epoch loop encloses it, or its function is called
+        from a loop. Unknown: its function is not called in this file (another file may, once an epoch)."""
+        if enclosing:
+            return False
+        if function is None:
+            return True
+        called = self.functions.called_in_loop(function)
+        return None if called is None else not called
 
     def _flow(self, owner: cst.CSTNode) -> FunctionFlow:
         flow = self._flows.get(id(owner))
@@ -721,6 +733,7 @@ class _LoopFinder:
         )
         return TrainingLoop(**{
             **{name: getattr(draft, name) for name in draft.__dataclass_fields__},
+            "whole_run": self._whole_run(loop, function, flow.graph.enclosing_loops(region)),
             "counters": tuple(_counters(draft, names)), "optimizer_names": optimizers,
             "scheduler_names": schedulers, "optimizer_models": models, "scheduled_optimizers": scheduled,
         })
