@@ -387,3 +387,24 @@ def test_names_bound_around_a_call_inside_a_comprehension():
     assert scopes.free_names(cst.parse_expression("lambda: loss.backward()")) == []
     assert scopes.free_names(cst.parse_expression("lambda: loss.backward()"), lambdas=True) == [
         "loss.backward", "loss"]
+
+
+def test_enclosing_loops_are_the_loops_whose_body_holds_a_loop():
+    source = textwrap.dedent("""
+        def f(loader, epochs):
+            for epoch in range(epochs):
+                while True:
+                    for batch in loader:
+                        pass
+            for batch in loader:
+                pass
+    """)
+    function = cst.parse_module(source).body[0]
+    graph = ControlFlowGraph(function)
+    outer = function.body.body[0]
+    middle = outer.body.body[0]
+    inner = middle.body.body[0]
+    alone = function.body.body[1]
+    assert graph.enclosing_loops(graph.region(outer)) == []
+    assert {id(r.statement) for r in graph.enclosing_loops(graph.region(inner))} == {id(outer), id(middle)}
+    assert graph.enclosing_loops(graph.region(alone)) == []

@@ -118,6 +118,19 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
+    def quote(self, node: cst.CSTNode) -> str:
+        """`node`'s code on one line, for a message: an expression that spans lines (a step condition written
+        over several, with comments) is given normalised, its comments dropped."""
+        code = self.code(node)
+        if "\n" not in code:
+            return code
+        import ast
+
+        try:
+            return ast.unparse(ast.parse("(" + code + "\n)", mode="eval"))
+        except (SyntaxError, ValueError):
+            return " ".join(line.split("#", 1)[0].strip() for line in code.splitlines() if line.split("#", 1)[0].strip())
+
     def source_of(self, node: cst.CSTNode) -> str:
         """The file's own lines that `node` spans (whatever the parse left out of the module, `torchlint.sparse`)."""
         line, _, end_line, _ = self.span(node)

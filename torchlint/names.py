@@ -105,6 +105,7 @@ class ModuleNames:
         self.bindings: Dict[str, List[Binding]] = {}
         self.annotations: Dict[str, List[cst.BaseExpression]] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
+        self.classes: Dict[str, List[cst.ClassDef]] = {}
         self._wrapping: Optional[Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]] = None
         self._aliases: Dict[Tuple[str, int], FrozenSet[str]] = {}
         _Collector(self).walk(module.body)
@@ -237,6 +238,8 @@ class _Collector:
             elif isinstance(statement, cst.With):
                 for item in statement.items:
                     self.visit_WithItem(item)
+            elif isinstance(statement, cst.ClassDef):
+                self.names.classes.setdefault(statement.name.value, []).append(statement)
             for block in _nested_blocks(statement):
                 self.walk(block)
 

@@ -14,7 +14,11 @@ loop the loop sits in one or two functions among many. The analysis reads:
   `torchlint.training.calls`);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
-  and their annotated parameters, wherever they are.
+  and their annotated parameters, wherever they are;
+- the simple statements that call a function holding a candidate loop
+  (`main()` under `if __name__ == "__main__":`, `train_one_epoch(...)` in an
+  epoch loop): whether a loop runs once or once an epoch is read from them
+  (`torchlint.training.calls.Functions.called_in_loop`).
 
 Everywhere else, only the statements that bind names, and the headers of the
 compound statements around them, are kept: every other simple statement
@@ -68,7 +72,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))
-    blanker = _Blanker(lines, whole, _keeping(tree.body, whole, _needed_bindings(tree, whole, known)))
+    needed = _needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders})
+    blanker = _Blanker(lines, whole, _keeping(tree.body, whole, needed))
     kept_top = blanker.block(tree.body, top=True)
     if not blanker.blanked:
         return None
@@ -118,6 +123,33 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
                 known |= keys | values
                 grown = True
     return needed
+
+
+def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str]) -> Set[int]:
+    """The simple statements outside `whole` functions that call one of `functions` (`main()`, `self.fit()`)."""
+    found: Set[int] = set()
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        if id(statement) in whole:
+            continue
+        children = _children(statement)
+        if not children and not isinstance(statement, _FUNCTIONS + (ast.ClassDef,)):
+            for part in ast.walk(statement):
+                if isinstance(part, ast.Call) and _short_callee(part.func) in functions:
+                    found.add(id(statement))
+                    break
+        pending.extend(children)
+    return found
+
+
+def _short_callee(func: ast.expr) -> Optional[str]:
+    """`step` for `step(...)` and `self.step(...)`, as torchlint.names.short_callee reads it."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        return func.attr
+    return None
 
 
 def _binding_names(statement: ast.stmt) -> Tuple[Set[str], Set[str]]:

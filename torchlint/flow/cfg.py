@@ -173,6 +173,10 @@ class ControlFlowGraph:
     def region(self, loop: LoopStatement) -> Optional[LoopRegion]:
         return self.loops.get(id(loop))
 
+    def enclosing_loops(self, region: LoopRegion) -> List[LoopRegion]:
+        """The loops of this graph whose body holds `region`'s loop (not the loop itself)."""
+        return [other for other in self.loops.values() if other is not region and region.head in other.body]
+
 
 @dataclass(frozen=True)
 class _Scope:

@@ -126,7 +126,7 @@ class DdpAccumulationWithoutNoSync(Rule):
     def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, step: StepSite,
                  check: AccumulationCheck) -> str:
         count = context.code(check.count)
-        condition = f"`{context.code(check.guard.test)}`" + (" is false" if check.guard.negated else "")
+        condition = f"`{context.quote(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
                 f"micro-batch, but `{context.code(step.node)}` only when {condition}")
         around_backward = [item for backward in loop.loop_backwards for item in backward.contexts

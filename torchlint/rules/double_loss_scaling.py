@@ -303,16 +303,16 @@ def _loop_timeline(loop: TrainingLoop, scaling: FrameworkScaling, division: Divi
         if run is not None and run.steps:
             return run.lines(_expected(scaling.framework, run.count))
     count_code = cst.Module([]).code_for_node(division.divisor)
-    return _timeline(scaling.framework, loop.count_value(division.divisor), count_code)
+    return _timeline(scaling.framework, loop.count_value(division.divisor), count_code, scaling.steps_on_last)
 
 
-def _timeline(framework: str, count: Optional[int], count_code: str) -> Optional[str]:
-    """The framework's windows on an example run: it steps every `count` micro-batches (DeepSpeed at its
-    own boundaries only; Accelerate also after the last micro-batch of a prepared loader)."""
+def _timeline(framework: str, count: Optional[int], count_code: str, steps_on_last: bool = True) -> Optional[str]:
+    """The framework's windows on an example run: it steps every `count` micro-batches, and after the last one
+    where it `steps_on_last` (`FrameworkScaling.steps_on_last`)."""
     known = count is not None and count > 1
     count = count if known else EXAMPLE_COUNT
     steps = tuple(range(count, EXAMPLE_LENGTH + 1, count))
-    if framework != "DeepSpeed" and steps[-1] != EXAMPLE_LENGTH:
+    if steps_on_last and steps[-1] != EXAMPLE_LENGTH:
         steps += (EXAMPLE_LENGTH,)
     count_text = f"N = {count}" if count_code == str(count) else f"{count_code} = {count}"
     count_text += "" if known else ", an example value"

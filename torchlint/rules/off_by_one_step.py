@@ -140,18 +140,18 @@ class OffByOneStep(Rule):
         origin = f" (`{context.code(counter.origin)}`)" if counter.origin is not None else ""
         if counter.source == "manual":
             origin = " (it is incremented after this check)" if zero_based else " (it is incremented before this check)"
+        # A count a resume restores: the first micro-batch is the fresh run's, and a resumed run keeps its windows.
+        first_batch = "the first micro-batch of a fresh run" if counter.resumed else "the first micro-batch"
         if zero_based:
             message = (
-                f"`{step.receiver}.step()` runs when {when}, but `{name}` is 0 on the first "
-                f"micro-batch{origin}: the first update comes after 1 micro-batch instead of `{count}`, "
+                f"`{step.receiver}.step()` runs when {when}, but `{name}` is 0 on {first_batch}{origin}: the first update comes after 1 micro-batch instead of `{count}`, "
                 f"and every later window is shifted by one."
             )
             replacement = f"({context.code(check.operand)} + 1)"
             title = f"Use `({name} + 1) % {count}`"
         else:
             message = (
-                f"`{step.receiver}.step()` runs when {when}, but `{name}` is already 1 on the first "
-                f"micro-batch{origin}: the first update comes after `{count} - 1` micro-batches."
+                f"`{step.receiver}.step()` runs when {when}, but `{name}` is already 1 on {first_batch}{origin}: the first update comes after `{count} - 1` micro-batches."
             )
             replacement = context.code(_counter_side(check.operand))
             title = f"Use `{name} % {count}`"

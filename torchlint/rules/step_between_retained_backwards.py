@@ -127,13 +127,17 @@ class StepBetweenRetainedBackwards(Rule):
     def _finding(context: FileContext, first: BackwardSite, second: BackwardSite, step: StepSite, model: str,
                  computed: Definition) -> Finding:
         shared = computed.name
+        loss = context.code(second.loss) if second.loss is not None else "loss"
+        loss = loss if isinstance(second.loss, (cst.Name, cst.Attribute)) else f"({loss})"
+        restricted = f"`{loss}.backward(inputs=[...])` with only the parameters it should train"
         message = (
             f"`{context.code(step.node)}` updates `{model}`'s parameters in place between "
             f"`{context.code(first.node)}` and `{context.code(second.node)}`, which backpropagates through "
             f"the same retained graph (`{shared}`, computed by `{model}` before the first backward): autograd "
             f"raises \"one of the variables needed for gradient computation has been modified by an inplace "
             f"operation\". Recompute `{shared}` after the step (detach what the first loss should not train), "
-            f"or run both backwards before stepping."
+            f"or run both backwards before stepping, each on its own parameters ({restricted}), so that "
+            f"neither adds gradients to the parameters the other should train."
         )
         return Finding(step.node, message)
 

@@ -14,7 +14,9 @@ When the number of micro-batches is not a multiple of `N`, the last few
 micro-batches of the epoch add their gradients to `.grad` and the loop ends
 before the step. Those gradients are never applied in this epoch; worse,
 since nothing resets them, they leak into the first window of the next
-epoch, which then steps on more than `N` micro-batches.
+epoch, which then steps on more than `N` micro-batches. Where the loop is the
+whole run (no epoch loop around it, in a function called once), they are
+simply lost.
 
 ## Example
 
@@ -61,7 +63,9 @@ the fix does) or dropped is a training decision, and the extra step changes
 how many optimizer steps an epoch takes (which a scheduler may count). The
 fix adds `or (i + 1) == len(<iterable>)` to the condition (to a
 `if (i + 1) % N != 0: continue` it adds `and (i + 1) != len(<iterable>)`); it
-is offered only when the iterable can be measured with `len()`.
+is not offered where the iterable is known to have no length (a generator,
+`iter(...)`, a `DataLoader` over an `IterableDataset` or a streamed dataset):
+the finding then says to step once more after the loop.
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ from torchlint.model import UNSAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
-from torchlint.training.windows import known_length
+from torchlint.training.windows import known_length, sized
 from torchlint.walk import calls_in, contains, preorder
 
 
@@ -93,28 +97,30 @@ class TrailingAccumulationWindow(Rule):
                 iterable = counter.iterable
                 count = context.code(check.count)
                 condition = check.condition
-                # Where the left-over gradients go: into the next epoch's first window, or thrown away by a
-                # reset before the loop (`train_one_epoch` starting with `optimizer.zero_grad()`).
-                fate = ("are thrown away by the reset before the loop" if _reset_before(loop, step.receiver)
-                        else "leak into the next epoch's first update")
+                fate = _fate(loop, step.receiver)
                 if first == 1:
                     # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
                     blocks = "is still true" if check.negated else "cannot hold"
                     message = (
                         f"`{context.code(condition)}` {blocks} on the last micro-batch, and nothing after "
                         f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
-                        f"multiple of `{count}`, the last window's gradients are never applied and {fate}."
+                        f"multiple of `{count}`, the last window's gradients are never applied{fate}."
                     )
                 else:
                     when = "at the start of each window" if first == 0 else "one micro-batch before each window ends"
                     message = (
                         f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and nothing "
-                        f"after the loop calls `{step.receiver}.step()`: the micro-batches after the epoch's last "
-                        f"step are never applied and {fate}."
+                        f"after the loop calls `{step.receiver}.step()`: the micro-batches after the loop's last "
+                        f"step are never applied{fate}."
                     )
                 run = loop.run_of(step, check)
-                yield Finding(check.expression, message, self._fix(context, check, counter, iterable, condition),
-                              timeline=run.lines() if run is not None else None)
+                fix = None
+                if sized(iterable, context.names, loop.known_value) is not False:
+                    fix = self._fix(context, check, counter, iterable, condition)
+                elif iterable is not None:
+                    message += (f" `{context.code(iterable)}` has no length to test for the last micro-batch: "
+                                f"call `{step.receiver}.step()` once more after the loop.")
+                yield Finding(check.expression, message, fix, timeline=run.lines() if run is not None else None)
 
     @staticmethod
     def _fix(context: FileContext, check, counter, iterable, condition) -> Optional[Fix]:
@@ -289,6 +295,19 @@ for i, (x, y) in pbar:
 """,
             unsafe=True,
         ),
+        # An iterator has no length: no `len()` fix.
+        Example(
+            """
+batches = iter(loader)
+for epoch in range(epochs):
+    for i, (x, y) in enumerate(batches):
+        (criterion(model(x), y) / n).backward()
+        if (i + 1) % n == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+""",
+            line=6,
+        ),
     )
 
 
@@ -435,6 +454,18 @@ def _whole_windows_only(loop: TrainingLoop, step: StepSite, check: AccumulationC
                         and dotted_name(node.left) == check.counter and node.right.deep_equals(check.count):
                     return True
     return False
+
+
+def _fate(loop: TrainingLoop, optimizer: str) -> str:
+    """Where the left-over gradients go: thrown away by a reset before the loop (`train_one_epoch` starting
+    with `optimizer.zero_grad()`), into the next epoch's first update, or nowhere when the loop is the run."""
+    if _reset_before(loop, optimizer):
+        return " and are thrown away by the reset before the loop"
+    if loop.whole_run:
+        return ": this loop is the whole run, so no later update takes them"
+    if loop.whole_run is None:
+        return ": they are lost, or, if the loop runs again for a next epoch, they leak into its first update"
+    return " and leak into the next epoch's first update"
 
 
 def _reset_before(loop: TrainingLoop, optimizer: str) -> bool:

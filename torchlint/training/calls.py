@@ -27,7 +27,7 @@ import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, FunctionFlow
 from torchlint.flow.cfg import block_of
-from torchlint.names import ModuleNames, dotted_name
+from torchlint.names import ModuleNames, dotted_name, short_callee
 from torchlint.training import graph, roles
 from torchlint.walk import calls_in, preorder
 
@@ -107,6 +107,8 @@ class Functions:
     def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True) -> None:
         self.names = names
         self.walrus = walrus
+        self._module = module
+        self._call_sites: Optional[Dict[str, bool]] = None  # short callee -> called inside a loop somewhere
         self.module_functions: Dict[str, cst.FunctionDef] = {}
         self.methods: Dict[int, Dict[str, cst.FunctionDef]] = {}  # id(class) -> its methods
         self.bases: Dict[int, List[cst.ClassDef]] = {}  # id(class) -> its base classes defined in the file
@@ -230,6 +232,30 @@ class Functions:
         """Each value `function` returns, with the node of its `return` in the function's graph."""
         return [(node.syntax.value, node.index) for node in self.flow(function).graph.nodes
                 if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
+
+    def called_in_loop(self, function: cst.FunctionDef) -> Optional[bool]:
+        """This file calls `function` from inside a loop (yes), only outside loops (no: `main()` under
+        `if __name__ == "__main__":`), or not at all (unknown: another file, or an entry point, may)."""
+        if self._call_sites is None:
+            self._call_sites = {}
+            self._index_calls(block_of(self._module), False)
+        return self._call_sites.get(function.name.value)
+
+    def _index_calls(self, statements: Sequence[cst.CSTNode], in_loop: bool) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for call in calls_in(statement):
+                    callee = short_callee(call.func)
+                    if callee is not None:
+                        self._call_sites[callee] = self._call_sites.get(callee, False) or in_loop
+                continue
+            if isinstance(statement, cst.Match):
+                continue
+            inside = in_loop or isinstance(statement, (cst.For, cst.While))
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                inside = False  # a definition runs where it is called
+            for owner in _blocks_of(statement):
+                self._index_calls(block_of(owner), inside)
 
     def has_work(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> bool:
         """`call` runs a backward of this file's functions on every call."""

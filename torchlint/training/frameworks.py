@@ -1,4 +1,10 @@
-"""Frameworks that divide the loss by the accumulation count themselves, and what they divide by.
+"""Frameworks: whose autograd a file trains with, and those that divide the loss by the accumulation count
+themselves, and what they divide by.
+
+A file that imports MXNet, Paddle, OneFlow, JAX, TensorFlow... and not torch is not PyTorch, however much
+its loop looks like one (Gluon's `l.backward(); trainer.step(batch_size)` needs no `zero_grad`; OneFlow is
+imported `as torch`): `Autograd` reads which from the file's imports, and in a file that imports both, which
+framework the names a loop trains with come from.
 
 Read from their sources: Accelerate's `Accelerator.backward` divides the loss by
 `gradient_accumulation_steps` (except under DeepSpeed, whose engine does it); a DeepSpeed
@@ -12,15 +18,118 @@ returns by the Trainer's `accumulate_grad_batches`. Only what the file shows cou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, FrozenSet, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
-from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, positional
+from torchlint.names import ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, positional
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
     from torchlint.training.sites import BackwardSite
+
+TORCH = "PyTorch"
+# The packages whose import says which autograd a file trains with (the longest prefix of an imported name
+# wins: `from d2l import mxnet as d2l` is MXNet's d2l). PyTorch's own frameworks count as PyTorch.
+_AUTOGRAD_PACKAGES = {
+    "torch": TORCH, "torchvision": TORCH, "torchaudio": TORCH, "torchtext": TORCH, "accelerate": TORCH,
+    "lightning": TORCH, "pytorch_lightning": TORCH, "deepspeed": TORCH, "ignite": TORCH, "timm": TORCH,
+    "apex": TORCH, "speechbrain": TORCH, "d2l.torch": TORCH,
+    "mxnet": "MXNet", "gluonnlp": "MXNet", "gluoncv": "MXNet", "d2l.mxnet": "MXNet",
+    "paddle": "Paddle", "paddlenlp": "Paddle", "d2l.paddle": "Paddle",
+    "oneflow": "OneFlow", "flowvision": "OneFlow", "libai": "OneFlow",
+    "mindspore": "MindSpore", "msadapter": "MindSpore",
+    "chainer": "Chainer", "jittor": "Jittor", "megengine": "MegEngine", "tinygrad": "tinygrad",
+    "jax": "JAX", "flax": "JAX", "optax": "JAX", "haiku": "JAX", "equinox": "JAX", "d2l.jax": "JAX",
+    "tensorflow": "TensorFlow", "keras": "Keras", "tf_keras": "Keras", "d2l.tensorflow": "TensorFlow",
+    "mlx": "MLX", "theano": "Theano",
+}
+# Frameworks whose training loops are spelled like PyTorch's (`loss.backward()`, `opt.step()`): in a file that
+# imports torch as well, a loop may be either's. JAX's, TensorFlow's or MLX's gradients are never a
+# `.backward()`, so a loop of such a file that has one is PyTorch's (JAX imported for data, say).
+_TAPE_FRAMEWORKS = frozenset({"MXNet", "Paddle", "OneFlow", "MindSpore", "Chainer", "Jittor", "MegEngine",
+                              "tinygrad"})
+
+
+def framework_of(qualified: Optional[str]) -> Optional[str]:
+    """The framework a qualified name belongs to: `mxnet.autograd.record` -> MXNet; None if none known."""
+    if not qualified:
+        return None
+    parts = qualified.split(".")
+    for end in range(len(parts), 0, -1):
+        found = _AUTOGRAD_PACKAGES.get(".".join(parts[:end]))
+        if found is not None:
+            return found
+    return None
+
+
+class Autograd:
+    """Which framework's autograd a file's training loops run, from its imports.
+
+    `is_torch`: yes (it imports torch, or a PyTorch framework, and no other), no (it imports another
+    framework and not torch: MXNet, Paddle, OneFlow imported `as torch`...), unknown (both, or neither:
+    a file handed its model and optimizer imports none). Where both are imported, `foreign` judges one
+    loop by where the names it trains with come from.
+    """
+
+    def __init__(self, names: ModuleNames) -> None:
+        imported = {framework_of(origin) for origin in names.aliases.values()} - {None}
+        self.torch = TORCH in imported
+        self.others: FrozenSet[str] = frozenset(imported - {TORCH})
+
+    @property
+    def is_torch(self) -> Optional[bool]:
+        if self.torch != bool(self.others):
+            return self.torch
+        return None
+
+    def foreign(self, qualified: Iterable[Optional[str]]) -> Optional[str]:
+        """The other framework whose loop this is, given the qualified names its backward and step are bound
+        to (the optimizer's constructor, the `with` recording the forward, the loss's criterion): in a
+        file of another framework only, always; in a file that imports torch too, where those names come
+        from another framework that spells loops like PyTorch (`from mxnet import autograd` ...
+        `with autograd.record():`) and none from torch. None: PyTorch's, or nothing says otherwise."""
+        if self.is_torch is False:
+            return sorted(self.others)[0]
+        if not self.torch or not self.others & _TAPE_FRAMEWORKS:
+            return None
+        owners = {framework_of(name) for name in qualified} - {None}
+        if TORCH in owners:
+            return None
+        found = sorted(owners & _TAPE_FRAMEWORKS)
+        return found[0] if found else None
+
+
+# What builds an object whose `.backward(loss)` is the framework's, not a tensor's: Accelerate's and Fabric's
+# `backward`, and the engine `deepspeed.initialize` returns (`model_engine.backward(loss)`).
+DEEPSPEED_ENGINES = ("deepspeed.initialize",)
+BACKWARD_OWNERS = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric") + DEEPSPEED_ENGINES
+
+
+def deepspeed_window(loop: "TrainingLoop", count: cst.BaseExpression) -> bool:
+    """DeepSpeed gates the step on its own window: the count is DeepSpeed's (the engine's
+    `gradient_accumulation_steps()`, or read from its config before the loop) and every backward of the loop is
+    a framework's (`model_engine.backward(loss)`, or Accelerate's `accelerator.backward(loss)`, which hands the
+    loss to the engine under DeepSpeed): the engine steps at its own boundaries inside `backward`, and the loop's
+    `optimizer.step()` between them does nothing. A plain `loss.backward()` and the optimizer's own `step()` are
+    the loop's window, whatever DeepSpeed's argument parser added to `args`."""
+    backwards = loop.loop_backwards
+    if not backwards or any(backward.kind != "framework" for backward in backwards):
+        return False
+    pending = [count]
+    for _ in range(3):
+        found = []
+        for expression in pending:
+            for name in iter_names(expression):
+                parts = name.split(".")
+                owners = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+                if "deepspeed" in name.lower() or any(
+                        c.startswith(DEEPSPEED_ENGINES) for owner in owners for c in loop.names.constructors_of(owner)):
+                    return True
+                found += [d.value for d in loop.flow.entering(loop.iteration.region, name) if d.value is not None]
+        pending = found
+    return False
+
 
 _ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 _PLUGINS = frozenset({"accelerate.utils.GradientAccumulationPlugin",
@@ -49,6 +158,12 @@ class FrameworkScaling:
                     and dotted_name(read.value) in owners:
                 return (read is value) == (self.framework == "Accelerate")
         return False
+
+    @property
+    def steps_on_last(self) -> bool:
+        """It also steps after the last micro-batch of an epoch: Accelerate does with a prepared loader (it knows
+        the end), DeepSpeed's engine only at its own boundaries."""
+        return self.framework != "DeepSpeed"
 
     @property
     def where(self) -> str:

@@ -28,7 +28,7 @@ from torchlint.flow.cfg import block_of
 from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee,
 )
-from torchlint.training import graph, roles, windows
+from torchlint.training import frameworks, graph, roles, windows
 from torchlint.training.calls import Functions, Scope
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
@@ -69,6 +69,7 @@ class TrainingLoop:
     framework: Optional[str] = None  # `ignite`/`lightning`: a function a framework calls once per iteration,
     # seen as the body of a loop (`node` is then a `while True:` around its body, made for the analysis)
     memo: Dict[tuple, object] = field(default_factory=dict, compare=False, repr=False)  # answers asked again
+    whole_run: Optional[bool] = None  # the loop is the whole run: nothing runs it again for a next epoch
 
     def _remember(self, key: tuple, compute):
         if key not in self.memo:
@@ -181,7 +182,7 @@ class TrainingLoop:
                     continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
                     continue
-                if int_value(check.count) == 1 or self._framework_window(check):
+                if int_value(check.count) == 1 or frameworks.deepspeed_window(self, check.count):
                     continue
                 if isinstance(site, StepSite) and not self._accumulates(site, check):
                     continue
@@ -205,25 +206,6 @@ class TrainingLoop:
     def accumulation_check(self, site: Site) -> Optional[AccumulationCheck]:
         checks = self.accumulation_checks(site)
         return checks[0] if checks else None
-
-    def _framework_window(self, check: AccumulationCheck) -> bool:
-        """The count is DeepSpeed's own (`engine.gradient_accumulation_steps()`, or read from its config
-        before the loop): the engine steps at its own boundaries inside `backward`, and the loop's
-        `optimizer.step()` between them does nothing."""
-        pending = [check.count]
-        for _ in range(3):
-            found = []
-            for expression in pending:
-                for name in iter_names(expression):
-                    parts = name.split(".")
-                    owners = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
-                    if "deepspeed" in name.lower() or any(
-                            c.startswith("deepspeed.") for owner in owners for c in self.names.constructors_of(owner)):
-                        return True
-                    found += [d.value for d in self.flow.entering(self.iteration.region, name)
-                              if d.value is not None]
-            pending = found
-        return False
 
     def _inner_counter(self, check: AccumulationCheck) -> bool:
         """The counter the check reads is the target of a loop nested in this one."""
@@ -470,6 +452,27 @@ class TrainingLoop:
         first = values[0]
         return first if all(value.deep_equals(first) for value in values[1:]) else None
 
+    def fresh_value(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value `name` has when the loop starts on a fresh run: the one every path into the loop gives it,
+        or, where a resume restores it on other paths (`global_step = checkpoint["step"]` under
+        `if args.resume:`), the one constant the rest give it. A fresh run is the one a user runs first, and a
+        resumed run continues its count. Two different constants (`start = 1` on some path) leave it unknown."""
+        value = self.value_before_loop(name)
+        if value is not None and not isinstance(value, cst.IfExp):
+            return value
+        definitions = self.flow.entering(self.iteration.region, name)
+        if not definitions or any(d.kind != "assign" or d.value is None for d in definitions):
+            return None
+        values: List[cst.BaseExpression] = []
+        for definition in definitions:
+            values += [definition.value] if definition.unpacked else _alternatives(definition.value)
+        constants = [value for value in values if int_value(value) is not None]
+        if not constants or any(int_value(value) != int_value(constants[0]) for value in constants):
+            return None
+        if not all(_restored(value) for value in values if int_value(value) is None):
+            return None
+        return constants[0]
+
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
         value = self.value_before_loop(name)
@@ -545,9 +548,67 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 
 def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
     """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
+    autograd = frameworks.Autograd(names)
+    if autograd.is_torch is False:
+        return []  # another framework's file (Gluon, Paddle, OneFlow imported `as torch`...): not PyTorch
     finder = _LoopFinder(module, names, walrus=source is None or ":=" in source, source=source)
     finder.walk(block_of(module), (), None, None, module)
+    if autograd.is_torch is None and autograd.others:
+        return [loop for loop in finder.loops if autograd.foreign(_trained_with(loop, names)) is None]
     return finder.loops
+
+
+def _alternatives(value: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """`a if c else b` -> [a, b]."""
+    if isinstance(value, cst.IfExp):
+        return _alternatives(value.body) + _alternatives(value.orelse)
+    return [value]
+
+
+def _restored(value: cst.BaseExpression) -> bool:
+    """A value read back from saved state rather than written as a number: `checkpoint["step"]`,
+    `state.get("iteration", 0)`, `int(ckpt["it"]) + 1`, `args.start_iter`, `resume_step`."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)):
+        return any(_restored(side) for side in (value.left, value.right)) and all(
+            _restored(side) or int_value(side) is not None for side in (value.left, value.right))
+    if isinstance(value, cst.Name):
+        return value.value not in ("None", "True", "False")
+    return isinstance(value, (cst.Subscript, cst.Attribute, cst.Call))
+
+
+def _trained_with(loop: TrainingLoop, names: ModuleNames) -> Iterator[Optional[str]]:
+    """The qualified names a loop's backward and step are bound to: the constructors of what it steps and of
+    the losses it backpropagates (and of the criteria that compute them), and the `with` contexts in and
+    around its body (`with autograd.record():`). A name is read where the loop sees it (its value before the
+    loop, or in the iteration), the file's bindings of it only where neither says."""
+
+    def values(name: str, where) -> List[cst.BaseExpression]:
+        seen = [value for value in loop.values_at(name, where) if value is not None]
+        return seen or names.values_of(name)
+
+    def constructors(name: str, where) -> Iterator[Optional[str]]:
+        for value in values(name, where):
+            if isinstance(value, cst.Call):
+                yield names.callee(value)
+                inner = dotted_name(value.func)
+                if inner is not None and inner != name and not names.qualify(value.func):
+                    # `loss = loss_fn(net(x), y)`: what built `loss_fn`
+                    for built in values(inner, where):
+                        if isinstance(built, cst.Call):
+                            yield names.callee(built)
+        for annotation in names.annotations.get(name, ()):
+            yield names.qualify(annotation)
+
+    for step in loop.steps:
+        yield from constructors(step.receiver, step)
+    for backward in loop.own_backwards:
+        if backward.loss_name is not None:
+            yield from constructors(backward.loss_name, backward)
+    contexts = list(loop.outer_contexts)
+    for node in loop.iteration.members:
+        contexts.extend(loop.flow.graph.nodes[node].contexts)
+    for item in contexts:
+        yield names.callee(item) if isinstance(item, cst.Call) else names.qualify(item)
 
 
 def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
@@ -615,7 +676,7 @@ class _LoopFinder:
         index = _batch_index(function) if framework == "lightning" else None
         if index is not None and all(c.name != index for c in counters):
             counters = (LoopCounter(index, 0, "framework"),) + counters  # Lightning's `batch_idx` starts at 0
-        return dataclasses.replace(built, framework=framework, counters=counters)
+        return dataclasses.replace(built, framework=framework, counters=counters, whole_run=False)
 
     def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
         """A backward in the loop's body, or in a function of this file it calls (`training.calls`)."""
@@ -631,6 +692,17 @@ class _LoopFinder:
         if self._functions is None:
             self._functions = Functions(self.module, self.names, self.walrus)
         return self._functions
+
+    def _whole_run(self, loop: Loop, function: Optional[cst.FunctionDef], enclosing: list) -> Optional[bool]:
+        """Yes: no loop around it in its function, which is the module or is called here only outside loops
+        (`main()` under `if __name__ == "__main__":`). No: an epoch loop encloses it, or its function is called
+        from a loop. Unknown: its function is not called in this file (another file may, once an epoch)."""
+        if enclosing:
+            return False
+        if function is None:
+            return True
+        called = self.functions.called_in_loop(function)
+        return None if called is None else not called
 
     def _flow(self, owner: cst.CSTNode) -> FunctionFlow:
         flow = self._flows.get(id(owner))
@@ -667,6 +739,7 @@ class _LoopFinder:
         )
         return TrainingLoop(**{
             **{name: getattr(draft, name) for name in draft.__dataclass_fields__},
+            "whole_run": self._whole_run(loop, function, flow.graph.enclosing_loops(region)),
             "counters": tuple(_counters(draft, names)), "optimizer_names": optimizers,
             "scheduler_names": schedulers, "optimizer_models": models, "scheduled_optimizers": scheduled,
         })
@@ -675,7 +748,7 @@ class _LoopFinder:
 def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
     counters: List[LoopCounter] = []
     if isinstance(loop.node, cst.For):
-        counter = windows.header_counter(loop.node, names, loop.value_before_loop)
+        counter = windows.header_counter(loop.node, names, loop.value_before_loop, loop.fresh_value)
         if counter is not None:
             counters.append(counter)
     for assignment in loop.assignments:
@@ -685,8 +758,9 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
             continue
         if any(c.name == assignment.target for c in counters):
             continue
-        start = int_value(loop.value_before_loop(assignment.target))
-        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None))
+        start = int_value(loop.fresh_value(assignment.target))
+        resumed = start is not None and int_value(loop.value_before_loop(assignment.target)) is None
+        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
     return counters
 
 

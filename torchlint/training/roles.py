@@ -16,10 +16,10 @@ import libcst as cst
 from torchlint.flow.cfg import block_of
 from torchlint.training.graph import value_names
 from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional
+from torchlint.training import frameworks
 from torchlint.walk import calls_in, preorder
 
 _FRAMEWORK_BACKWARD_OWNERS = ("accelerator", "fabric", "engine")
-_FRAMEWORK_CLASSES = ("accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "deepspeed.initialize")
 
 
 def classify_backward(call: cst.Call, names: ModuleNames) -> Optional[Tuple[str, Optional[cst.BaseExpression],
@@ -64,7 +64,7 @@ def is_framework(owner: str, names: ModuleNames) -> bool:
     short = last_component(owner).lower()
     if any(word in short for word in _FRAMEWORK_BACKWARD_OWNERS):
         return True
-    return any(c.startswith(_FRAMEWORK_CLASSES) for c in names.constructors_of(owner))
+    return any(c.startswith(frameworks.BACKWARD_OWNERS) for c in names.constructors_of(owner))
 
 
 def retain_graph_arg(call: cst.Call, kind: str) -> Optional[cst.Arg]:

@@ -17,8 +17,9 @@ from typing import Callable, Iterable, Optional, Tuple
 
 import libcst as cst
 
-from torchlint.names import ModuleNames, dotted_name, int_value, keyword, last_component, positional
+from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, last_component, positional
 from torchlint.training.sites import Assignment, Guard
+from torchlint.walk import preorder
 
 # Wrappers around an iterable that keep its elements and their order.
 _PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
@@ -38,6 +39,7 @@ class LoopCounter:
     origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
     endless: bool = False  # `enumerate(itertools.cycle(loader))`: there is no last micro-batch
+    resumed: bool = False  # `start` is the fresh run's: a resume restores the count (`step = ckpt["step"]`)
 
 
 @dataclass(frozen=True)
@@ -191,8 +193,31 @@ def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def header_counter(loop: cst.For, names: ModuleNames,
-                   earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[LoopCounter]:
-    """The counter a `for` header defines: `i` of `enumerate(...)`, `range(...)`, `itertools.count()`."""
+                   earlier: Callable[[str], Optional[cst.BaseExpression]],
+                   fresh: Optional[Callable[[str], Optional[cst.BaseExpression]]] = None) -> Optional[LoopCounter]:
+    """The counter a `for` header defines: `i` of `enumerate(...)`, `range(...)`, `itertools.count()`. A start
+    given by name (`range(start_iter, max_iter)`) is read through `fresh`: its value on a fresh run."""
+
+    def start_of(node: Optional[cst.BaseExpression]) -> Optional[int]:
+        value = int_value(node)
+        if value is None and isinstance(node, cst.Name) and fresh is not None:
+            value = int_value(fresh(node.value))
+        return value
+
+    counter = _header_counter(loop, names, earlier, start_of)
+    if counter is None or counter.start is None or not isinstance(counter.origin, cst.Call):
+        return counter
+    first = positional(counter.origin, 1 if counter.source == "enumerate" else 0) or keyword(counter.origin, "start")
+    if counter.source == "range" and positional(counter.origin, 1) is None:
+        first = None
+    if isinstance(first, cst.Name) and int_value(earlier(first.value)) is None:
+        return dataclasses.replace(counter, resumed=True)
+    return counter
+
+
+def _header_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]],
+                    start_of: Callable[[Optional[cst.BaseExpression]], Optional[int]]) -> Optional[LoopCounter]:
+
     iterable = unwrap(loop.iter)
     if isinstance(iterable, cst.Name):
         # `pbar = tqdm(enumerate(loader), total=len(loader))` then `for i, batch in pbar:`.
@@ -214,7 +239,7 @@ def header_counter(loop: cst.For, names: ModuleNames,
             return None
         name = dotted_name(target.elements[0].value)
         start_node = positional(iterable, 1) or keyword(iterable, "start")
-        start = 0 if start_node is None else int_value(start_node)
+        start = 0 if start_node is None else start_of(start_node)
         counted = positional(iterable, 0)
         counted = unwrap(counted) if counted is not None else None
         endless = isinstance(counted, cst.Call) and names.callee(counted) in _ENDLESS_ITERATORS
@@ -224,11 +249,11 @@ def header_counter(loop: cst.For, names: ModuleNames,
         return None
     if short == "range" and callee == "range":
         first = positional(iterable, 0)
-        start = 0 if positional(iterable, 1) is None else int_value(first)
+        start = 0 if positional(iterable, 1) is None else start_of(first)
         return LoopCounter(name, start, "range", None, iterable, iterable)
     if qualified == "itertools.count" or callee == "count":
         first = positional(iterable, 0) or keyword(iterable, "start")
-        return LoopCounter(name, 0 if first is None else int_value(first), "count", None, iterable)
+        return LoopCounter(name, 0 if first is None else start_of(first), "count", None, iterable)
     return None
 
 
@@ -262,6 +287,77 @@ def known_length(iterable: Optional[cst.BaseExpression], names: ModuleNames,
     if isinstance(drop_last, cst.Name) and drop_last.value == "True":
         return size // batch
     return None
+
+
+_ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset",
+                                "torch.utils.data.IterDataPipe", "webdataset.WebDataset", "wds.WebDataset"})
+_UNSIZED_BUILTINS = frozenset({"iter", "map", "filter", "zip", "reversed", "enumerate"})
+_SIZED_BUILTINS = frozenset({"range", "list", "tuple", "sorted", "dict", "set"})
+
+
+def sized(iterable: Optional[cst.BaseExpression], names: ModuleNames,
+          earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[bool]:
+    """Whether `len(iterable)` works. Yes: a list or tuple (display, comprehension, `list(...)`), `range`, a
+    `DataLoader` over a map-style dataset (`TensorDataset`, a class of this file with `__len__`). No: a
+    generator (expression, or a function of this file that yields), `iter(...)`, `zip`/`map`/`itertools`
+    iterators, a `DataLoader` over an `IterableDataset` (or a streamed Hugging Face dataset). Else unknown."""
+    node = _resolved(iterable, earlier)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)):
+        return True
+    if isinstance(node, cst.GeneratorExp):
+        return False
+    if not isinstance(node, cst.Call):
+        return None
+    callee = dotted_name(node.func) or ""
+    qualified = names.callee(node) or callee
+    if callee in _SIZED_BUILTINS:
+        return True
+    if callee in _UNSIZED_BUILTINS or qualified.startswith("itertools."):
+        return False
+    if qualified in _LOADERS:
+        return _sized_dataset(_resolved(positional(node, 0) or keyword(node, "dataset"), earlier), names)
+    generators = names.functions.get(callee, [])
+    if len(generators) == 1 and _yields(generators[0]):
+        return False
+    return None
+
+
+def _sized_dataset(node: Optional[cst.BaseExpression], names: ModuleNames) -> Optional[bool]:
+    if not isinstance(node, cst.Call):
+        return None
+    qualified = names.callee(node) or dotted_name(node.func) or ""
+    if qualified in _DATASETS:
+        return True
+    if qualified in _ITERABLE_DATASETS or (isinstance(node.func, cst.Attribute)
+                                           and node.func.attr.value == "to_iterable_dataset"):
+        return False
+    if last_component(qualified) == "load_dataset" and is_true(keyword(node, "streaming")):
+        return False
+    classes = names.classes.get(dotted_name(node.func) or "", [])
+    return _sized_class(classes[0], names, 0) if len(classes) == 1 else None
+
+
+def _sized_class(class_def: cst.ClassDef, names: ModuleNames, depth: int) -> Optional[bool]:
+    """A dataset class of this file: sized if it (or a base of this file) defines `__len__`; not if it derives
+    from an `IterableDataset` without one."""
+    methods = {statement.name.value for statement in class_def.body.body if isinstance(statement, cst.FunctionDef)} \
+        if isinstance(class_def.body, cst.IndentedBlock) else set()
+    if "__len__" in methods:
+        return True
+    for base in class_def.bases:
+        qualified = names.qualify(base.value) or ""
+        if qualified in _ITERABLE_DATASETS:
+            return False
+        local = names.classes.get(dotted_name(base.value) or "", [])
+        if len(local) == 1 and local[0] is not class_def and depth < 3:
+            found = _sized_class(local[0], names, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _yields(function: cst.FunctionDef) -> bool:
+    return any(isinstance(part, cst.Yield) for part in preorder(function.body))
 
 
 def _dataset_size(node: Optional[cst.BaseExpression], names: ModuleNames,

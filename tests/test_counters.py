@@ -1,0 +1,42 @@
+"""Where a loop's micro-batch counter starts (`TrainingLoop.fresh_value`, `LoopCounter.start`), when a resume
+restores it on some paths into the loop."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.names import ModuleNames
+from torchlint.training import find_training_loops
+
+
+def _counter(before: str, header: str = "for batch in loader:", name: str = "step"):
+    source = "def train(loader, model, opt, args, ckpt):\n" + textwrap.indent(textwrap.dedent(before), "    ") + (
+        f"    {header}\n        model(batch).backward()\n        opt.step()\n        opt.zero_grad()\n"
+        f"        step += 1\n")
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    return loop.counter(name)
+
+
+@pytest.mark.parametrize("before, start, resumed", [
+    ("step = 0\n", 0, False),
+    ("step = 0\nif args.resume:\n    step = ckpt['step']\n", 0, True),  # a fresh run counts from 0
+    ("step = 1\nif args.resume:\n    step = ckpt.get('step', 1) + 1\n", 1, True),
+    ("step = ckpt['step'] if args.resume else 0\n", 0, True),
+    ("step = 0\nif args.one_based:\n    step = 1\n", None, False),  # two constants: it depends on the run
+    ("step = 0\nif args.resume:\n    step = None\n", None, False),
+    ("step = ckpt['step']\n", None, False),  # no fresh path at all
+])
+def test_a_counter_restored_on_resume_starts_where_a_fresh_run_does(before: str, start, resumed: bool) -> None:
+    counter = _counter(before)
+    assert counter.start == start
+    assert counter.resumed is resumed
+
+
+def test_a_range_from_a_restored_start_iteration_starts_at_the_fresh_runs_value() -> None:
+    counter = _counter("start_iter = 0\nif args.resume:\n    start_iter = ckpt['iteration'] + 1\n",
+                       "for it in range(start_iter, args.max_iter):", "it")
+    assert (counter.start, counter.resumed) == (0, True)
