@@ -282,3 +282,29 @@ def test_tuple_of_the_state_is_not_a_detach():
     """, inplace_effects)
     (definition,) = iteration.reaching(node, "h")
     assert definition.kind == "assign" and definition.reads_itself
+
+
+_OLD_STYLE = "from torch.autograd import Variable\nimport torch\n"
+
+
+@pytest.mark.parametrize("value, cut", [
+    ("h.data", True),
+    ("h.data.clone()", True),
+    ("Variable(h.data)", True),
+    ("torch.autograd.Variable(h.data, requires_grad=False)", True),
+    ("tuple(s.data for s in h)", True),
+    ("[s.data for s in h]", True),
+    ("(h[0].data, h[1].data)", True),
+    ("h.detach()[0]", True),
+    ("tuple(h)", False),
+    ("tuple(s.contiguous() for s in h)", False),
+    ("h.clone()", False),
+    ("h[0]", False),
+])
+def test_graph_effects_table_cuts(value, cut):
+    from torchlint.names import ModuleNames
+    from torchlint.training.graph import detaches
+
+    module = cst.parse_module(_OLD_STYLE + f"h = {value}\n")
+    names = ModuleNames(module)
+    assert detaches(module.body[-1].body[0].value, names) is cut

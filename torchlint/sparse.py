@@ -5,8 +5,8 @@ loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
-  text has `zero_grad`, the word `grad`, `detach`, `backward` or `.step(` in
-  it, or whose name has `loss` in it (the helpers a loop may call to reset or
+  text has `zero_grad`, the word `grad`, `detach`, `.data`, `Variable(`,
+  `backward` or `.step(` in it, or whose name has `loss` in it (the helpers a loop may call to reset or
   rescale gradients, to detach a state, that run the backward or the step
   for it, or compute its loss: the analysis reads a helper's body only to find `x.zero_grad()`,
   `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values
@@ -38,7 +38,7 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
-_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|backward|\.step\(")
+_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

@@ -4,7 +4,9 @@ One table of effects, used by every rule that asks whether a name still
 holds a graph:
 
 - cuts: `x.detach()`, `x.detach_()` (in place, also on each element:
-  `for s in state: s.detach_()`, `hidden[0].detach_()`), a helper that
+  `for s in state: s.detach_()`, `hidden[0].detach_()`), `x.data` (the
+  same storage without its history: `h.data.clone()`, `[s.data for s in
+  h]`), the old `Variable(...)` wrapper (it makes a new leaf), a helper that
   returns detached values (`repackage_hidden(h)`, one of this file whose
   every `return` detaches, or one named for it), a tuple or comprehension
   of detached values;
@@ -41,6 +43,8 @@ _TO_PYTHON = frozenset({"item", "tolist"})
 # Calls whose result is their argument's elements, graph and all.
 _CONTAINERS = frozenset({"tuple", "list", "dict", "set"})
 _DETACHING_WORDS = ("detach", "repackage")
+# `Variable(h.data)`: the pre-0.4 wrapper builds a new leaf, cut from any history its argument had.
+_NEW_LEAVES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 
 def inplace_effects(syntax: cst.CSTNode) -> Iterable[Tuple[str, str]]:
@@ -96,9 +100,13 @@ def _detached_in_place(statements: Iterable[cst.BaseSmallStatement]) -> List[str
 def detaches(value: Optional[cst.BaseExpression], names: Optional[ModuleNames] = None, depth: int = 0) -> bool:
     """The value is cut from the graph of what it is computed from: `h.detach()`,
     `repackage_hidden(h)`, `(h.detach(), c.detach())`, `tuple(s.detach() for s in h)`,
-    `h.detach().clone()`, `h.item()`."""
+    `h.detach().clone()`, `h.item()`, `h.data`, `Variable(h.data)`, `[s.data for s in h]`."""
     if depth > 4 or value is None:
         return False
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "data"  # `h.data`: the tensor's storage, without its history
+    if isinstance(value, cst.Subscript):
+        return detaches(value.value, names, depth + 1)  # `h.data[0]`, `state.detach()[0]`
     if isinstance(value, (cst.Tuple, cst.List)):
         return bool(value.elements) and all(detaches(element.value, names, depth + 1) for element in value.elements)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
@@ -112,6 +120,8 @@ def detaches(value: Optional[cst.BaseExpression], names: Optional[ModuleNames] =
             return True
         if method in GRAPH_KEEPING_METHODS:  # `h.detach().clone()`, `h.detach().to(device)`
             return detaches(func.value, names, depth + 1)
+    if names is not None and names.qualify(func) in _NEW_LEAVES:
+        return True
     callee = dotted_name(func)
     if callee is None:
         return False
