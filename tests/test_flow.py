@@ -375,3 +375,40 @@ def test_graph_state_of_names_before_the_loop():
     fresh, outside = (line.body[0].value for line in loop.node.body.body[2:4])
     assert loop.graph_brought_in(fresh, backward) is None
     assert loop.graph_brought_in(outside, backward) == "target"
+
+
+_MODULES = '''
+import torch.nn as nn
+def build(cfg):
+    layers = [nn.Linear(cfg["in"], cfg["hidden"]), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(cfg["hidden"], 2))
+def shared(backbone):
+    return nn.Sequential(backbone, nn.Linear(8, 2))
+def f(backbone, dim, cfg, device):
+    backbone.train()
+    probe = nn.Linear(dim, 3)
+    head = MLP(dim, 16).to(device)
+    built = build(cfg)
+    wrapped = nn.Sequential(backbone, nn.Linear(dim, 3))
+    via_helper = shared(backbone)
+    alias = backbone
+    use(probe, head, built, wrapped, via_helper, alias)
+'''
+
+
+@pytest.mark.parametrize("name, new", [("probe", True), ("head", True), ("built", True), ("wrapped", False),
+                                       ("via_helper", False), ("alias", False), ("backbone", False)])
+def test_a_module_built_here_has_new_parameters(name, new):
+    from torchlint.names import ModuleNames
+    from torchlint.training import roles
+    from torchlint.training.calls import Functions
+
+    module = cst.parse_module(_MODULES)
+    names = ModuleNames(module)
+    functions = Functions(module, names)
+    function = next(f for f in module.body if isinstance(f, cst.FunctionDef) and f.name.value == "f")
+    flow = functions.flow(function)
+    use = next(n.index for n in flow.graph.nodes
+               if n.syntax is not None and module.code_for_node(n.syntax).strip().startswith("use("))
+    scope = roles.ModuleScope(names, flow, functions)
+    assert roles.builds_new_module(cst.Name(name), use, scope) is new
