@@ -408,3 +408,133 @@ def test_enclosing_loops_are_the_loops_whose_body_holds_a_loop():
     assert graph.enclosing_loops(graph.region(outer)) == []
     assert {id(r.statement) for r in graph.enclosing_loops(graph.region(inner))} == {id(outer), id(middle)}
     assert graph.enclosing_loops(graph.region(alone)) == []
+
+
+_OLD_STYLE = "from torch.autograd import Variable\nimport torch\n"
+
+
+@pytest.mark.parametrize("value, cut", [
+    ("h.data", True),
+    ("h.data.clone()", True),
+    ("Variable(h.data)", True),
+    ("torch.autograd.Variable(h.data, requires_grad=False)", True),
+    ("tuple(s.data for s in h)", True),
+    ("[s.data for s in h]", True),
+    ("(h[0].data, h[1].data)", True),
+    ("h.detach()[0]", True),
+    ("tuple(h)", False),
+    ("tuple(s.contiguous() for s in h)", False),
+    ("h.clone()", False),
+    ("h[0]", False),
+])
+def test_graph_effects_table_cuts(value, cut):
+    from torchlint.names import ModuleNames
+    from torchlint.training.graph import detaches
+
+    module = cst.parse_module(_OLD_STYLE + f"h = {value}\n")
+    names = ModuleNames(module)
+    assert detaches(module.body[-1].body[0].value, names) is cut
+
+
+@pytest.mark.parametrize("value, state", [
+    ("3", "no"), ("x", "no"), ("f", "yes"), ("p", "unknown"),
+    ("torch.zeros(3, device=p)", "no"), ("torch.cat([x, f])", "yes"), ("torch.cat([x, p])", "unknown"),
+    ("p.detach()", "no"), ("p.data", "no"), ("p.item()", "no"), ("Net(p)", "no"), ("len(p)", "no"),
+    ("x.to(p)", "no"), ("x.view(p, -1)", "no"), ("x.mul(p)", "unknown"), ("x * 2 + f", "yes"),
+    ("backbone(x)", "yes"), ("get_target()", "unknown"), ("[g(s) for s in x]", "yes"),
+])
+def test_graph_state_of_a_value(value, state):
+    """Three answers: `f` has a graph, `x` has none, `p` (a parameter) is not shown."""
+    from torchlint.names import ModuleNames
+    from torchlint.training.graph import graph_state
+
+    module = cst.parse_module(f"import torch\nv = {value}\n")
+    known = {"x": "no", "f": "yes"}
+    assert graph_state(module.body[-1].body[0].value, ModuleNames(module), lambda n: known.get(n, "unknown")) == state
+
+
+@pytest.mark.parametrize("value, state", [
+    ("model(x)", "no"), ("criterion(model(x), y)", "no"), ("model(x) + p", "unknown"), ("head(f)", "yes"),
+])
+def test_graph_a_value_brings_in(value, state):
+    """`inherited`: a forward pass made here brings in only what its inputs carry."""
+    from torchlint.names import ModuleNames
+    from torchlint.training.graph import graph_state
+
+    module = cst.parse_module(f"v = {value}\n")
+    known = {"x": "no", "y": "no", "f": "yes"}
+    assert graph_state(module.body[-1].body[0].value, ModuleNames(module), lambda n: known.get(n, "unknown"),
+                       inherited=True) == state
+
+
+_BEFORE_LOOP = '''
+import torch
+def fit(net, target, x, loader, beta=0.9, device="cpu"):
+    feats = backbone(x)
+    zeros = torch.zeros(3, device=device)
+    cut = feats.detach()
+    with torch.no_grad():
+        frozen = backbone(x)
+    image = x.clone()
+    opt = torch.optim.Adam([image])
+    for inputs, labels in loader:
+        opt.zero_grad()
+        out = net(inputs)
+        fresh = criterion(out, labels) * beta + zeros.sum() + cut.mean() + frozen.mean()
+        outside = criterion(out, target)
+        fresh.backward()
+        opt.step()
+'''
+
+
+def test_graph_state_of_names_before_the_loop():
+    from torchlint.names import ModuleNames
+    from torchlint.training.loop import find_training_loops
+
+    module = cst.parse_module(_BEFORE_LOOP)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    states = {name: loop.graph_before_loop(name)
+              for name in ("net", "target", "x", "beta", "device", "feats", "zeros", "cut", "frozen", "image")}
+    assert states == {"net": "no", "target": "unknown", "x": "unknown", "beta": "no", "device": "no",
+                      "feats": "yes", "zeros": "no", "cut": "no", "frozen": "no", "image": "no"}
+    (backward,) = loop.backwards
+    fresh, outside = (line.body[0].value for line in loop.node.body.body[2:4])
+    assert loop.graph_brought_in(fresh, backward) is None
+    assert loop.graph_brought_in(outside, backward) == "target"
+
+
+_MODULES = '''
+import torch.nn as nn
+def build(cfg):
+    layers = [nn.Linear(cfg["in"], cfg["hidden"]), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(cfg["hidden"], 2))
+def shared(backbone):
+    return nn.Sequential(backbone, nn.Linear(8, 2))
+def f(backbone, dim, cfg, device):
+    backbone.train()
+    probe = nn.Linear(dim, 3)
+    head = MLP(dim, 16).to(device)
+    built = build(cfg)
+    wrapped = nn.Sequential(backbone, nn.Linear(dim, 3))
+    via_helper = shared(backbone)
+    alias = backbone
+    use(probe, head, built, wrapped, via_helper, alias)
+'''
+
+
+@pytest.mark.parametrize("name, new", [("probe", True), ("head", True), ("built", True), ("wrapped", False),
+                                       ("via_helper", False), ("alias", False), ("backbone", False)])
+def test_a_module_built_here_has_new_parameters(name, new):
+    from torchlint.names import ModuleNames
+    from torchlint.training import roles
+    from torchlint.training.calls import Functions
+
+    module = cst.parse_module(_MODULES)
+    names = ModuleNames(module)
+    functions = Functions(module, names)
+    function = next(f for f in module.body if isinstance(f, cst.FunctionDef) and f.name.value == "f")
+    flow = functions.flow(function)
+    use = next(n.index for n in flow.graph.nodes
+               if n.syntax is not None and module.code_for_node(n.syntax).strip().startswith("use("))
+    scope = roles.ModuleScope(names, flow, functions)
+    assert roles.builds_new_module(cst.Name(name), use, scope) is new

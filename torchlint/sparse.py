@@ -5,12 +5,13 @@ loop the loop sits in one or two functions among many. The analysis reads:
 
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
-  text has `zero_grad`, the word `grad`, `detach`, `backward` or `.step(` in
-  it, or whose name has `loss` in it (the helpers a loop may call to reset or
+  text has `zero_grad`, the word `grad`, `detach`, `.data`, `Variable(`,
+  `backward` or `.step(` in it, or whose name has `loss` in it, or that
+  returns what it builds with a class (the helpers a loop may call to reset or
   rescale gradients, to detach a state, that run the backward or the step
-  for it, or compute its loss: the analysis reads a helper's body only to find `x.zero_grad()`,
-  `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values
-  or the loss it returns, and the backwards and steps it runs on every call,
+  for it, compute its loss or build a module for it: the analysis reads a helper's body only to find
+  `x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values,
+  the loss or the new module it returns, and the backwards and steps it runs on every call,
   `torchlint.training.calls`);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
@@ -42,7 +43,7 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
-_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|backward|\.step\(")
+_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(")
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -68,7 +69,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
             helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
             # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
             # whose returned loss training.origin follows
-            if _HELPER_WORDS.search(helper) or "loss" in statement.name.lower():
+            if _HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement):
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))
@@ -78,6 +79,20 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     if not blanker.blanked:
         return None
     return "".join(blanker.lines), sorted(set(kept_top))
+
+
+def _builds_module(function: ast.stmt) -> bool:
+    """A function that returns what it builds with a class (`return nn.Sequential(...)`, `return head, opt`
+    after `head = MLP(d)`): training.roles reads whether a module it returns is new."""
+    returns = any(isinstance(node, ast.Return) and node.value is not None for node in ast.walk(function))
+    return returns and any(
+        isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper() for node in ast.walk(function))
+
+
+def _callee_last_part(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
 
 
 def _outermost_functions_holding(tree: ast.Module, loop_ids: Set[int]) -> Optional[List[ast.stmt]]:

@@ -47,7 +47,8 @@ for x, y in batches:
 ```
 
 Not flagged: state detached before it is reused (or passed in detached:
-`rnn(x, h.detach())`), re-initialised each iteration, or computed under
+`rnn(x, h.detach())`; `h = h.data` and the old `Variable(h.data)` cut it
+too), re-initialised each iteration, or computed under
 `torch.no_grad()`. A detach that runs only every few iterations
 (`if i % k == 0: h = h.detach()`) while backward runs on every one is still
 flagged.

@@ -56,15 +56,20 @@ Lightning resets for you. Nor are distributed autograd loops
 (`dist_autograd.backward(ctx, [loss])` then a `DistributedOptimizer`'s
 `step(ctx)`: the gradients live in each iteration's context), and an
 optimizer built in the iteration over tensors made in that iteration (a
-fresh perturbation or latent, `opt = SGD([delta])`): its tensors start with
-no gradient. An optimizer rebuilt every iteration over `model.parameters()`
-resets nothing, and is flagged.
+fresh perturbation or latent, `opt = SGD([delta])`), or over the parameters
+of a module built in it on every path (`probe = nn.Linear(d, k)`, `head =
+MLP(...).to(device)`, `model = build_model(cfg)` with a `build_model` of
+this file that returns a new module; also when a function of this file the
+loop calls builds both, one or two calls deep): its tensors start with no
+gradient. An optimizer rebuilt every iteration over `model.parameters()` of
+a model built before the loop resets nothing, and is flagged; so is one over
+a new module that wraps an existing one (`nn.Sequential(backbone, head)`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterator, List
+from typing import Iterator, List, Optional
 
 import libcst as cst
 
@@ -72,7 +77,7 @@ from torchlint.context import FileContext
 from torchlint.model import ERROR, UNSAFE, Fix
 from torchlint.names import ModuleNames, dotted_name, keyword, positional
 from torchlint.rules import Example, Finding, Rule
-from torchlint.training import ResetSite, StepSite, TrainingLoop
+from torchlint.training import ResetSite, StepSite, TrainingLoop, roles
 from torchlint.training.roles import same_module
 from torchlint.walk import preorder
 
@@ -258,54 +263,82 @@ def _lightning_automatic(context: FileContext, loop) -> bool:
 
 
 def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleNames) -> bool:
-    """`delta = torch.zeros_like(x, requires_grad=True); opt = SGD([delta])`: on every path to the step,
-    the optimizer is built in this iteration over tensors also made in it, so their gradients start
-    empty. Not when any of its tensors could be a model's parameters."""
-    definitions = loop.reaching(step.receiver, step)
-    if not definitions:
+    """On every path to the step, the optimizer is built in this iteration over tensors also made in it,
+    so their gradients start empty: a fresh perturbation (`delta = torch.zeros_like(x, requires_grad=True);
+    opt = SGD([delta])`), or the parameters of a module built in it (`probe = nn.Linear(d, k);
+    opt = SGD(probe.parameters())`). A step that a function of this file runs is read in that function,
+    where the optimizer and the module may come from a helper it calls (`head, opt = make_head(d)`). Not
+    when any of its tensors could be a model's parameters from before: `SGD(model.parameters())` over a
+    model built before the loop, or a new module wrapping one (`nn.Sequential(backbone, head)`)."""
+    if step.via is None:
+        scope = roles.ModuleScope(names, loop.flow, loop.functions,
+                                  before=lambda name: loop.flow.entering(loop.iteration.region, name),
+                                  reaching=lambda name, at: loop.reaching(name, at))
+        receiver, at = step.receiver, step.point[0]
+    else:
+        scope = roles.ModuleScope(names, step.via.flow, loop.functions)
+        scaled = positional(step.node, 0) if step.via_scaler else None
+        receiver = dotted_name(scaled) if scaled is not None else dotted_name(getattr(step.node.func, "value", None))
+        at = step.via.node
+    definitions = scope.reaching(receiver, at) if receiver else []
+    return bool(definitions) and all(_fresh_optimizer(d, scope) for d in definitions)
+
+
+def _fresh_optimizer(definition, scope: roles.ModuleScope) -> bool:
+    if definition.kind != "assign":
         return False
-    for definition in definitions:
-        value = definition.value
-        if definition.kind != "assign" or definition.unpacked or not isinstance(value, cst.Call):
-            return False
-        params = positional(value, 0) or keyword(value, "params")
-        if params is None or not _fresh_tensors(loop, params, definition.node):
-            return False
-    return True
+    if definition.unpacked:  # `head, optimizer = make_head(dim)`
+        return roles.returned_slot(definition, scope, _builds_fresh_optimizer)
+    return _builds_fresh_optimizer(definition.value, definition.node, scope)
 
 
-def _fresh_tensors(loop: TrainingLoop, params: cst.BaseExpression, at: int, depth: int = 0) -> bool:
-    """Every tensor `params` names (`[delta]`, `[{"params": [z]}]`, a name bound to such a list) is made
-    in this iteration, on every path, from something other than parameters (`model.parameters()`,
+def _builds_fresh_optimizer(value: Optional[cst.BaseExpression], at: int, scope: roles.ModuleScope) -> bool:
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        definitions = scope.reaching(dotted_name(value) or "", at)
+        return bool(definitions) and all(_fresh_optimizer(d, scope) for d in definitions)
+    if not isinstance(value, cst.Call):
+        return False
+    params = positional(value, 0) or keyword(value, "params")
+    return params is not None and _fresh_tensors(scope, params, at)
+
+
+def _fresh_tensors(scope: roles.ModuleScope, params: cst.BaseExpression, at: int, depth: int = 0) -> bool:
+    """Every tensor `params` names (`[delta]`, `[{"params": [z]}]`, `probe.parameters()`, a name bound to
+    such a list) is made in this iteration, on every path: a tensor from a torch function, or a parameter
+    of a module built there (`roles.builds_new_module`); not a parameter of any other (`model.parameters()`,
     `named_parameters()`, `param_groups`)."""
     if depth > 8:
         return False
     if isinstance(params, (cst.List, cst.Tuple)):
-        return bool(params.elements) and all(_fresh_tensors(loop, e.value, at, depth + 1) for e in params.elements)
+        return bool(params.elements) and all(_fresh_tensors(scope, e.value, at, depth + 1) for e in params.elements)
     if isinstance(params, cst.Call):  # `[torch.zeros(8).requires_grad_()]`, not `model.parameters()`
         func = params.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+            return roles.builds_new_module(func.value, at, scope)  # `probe.parameters()`
+        if (dotted_name(func) or "") in ("list", "tuple", "itertools.chain", "chain") and params.args:
+            return all(_fresh_tensors(scope, arg.value, at, depth + 1) for arg in params.args)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
-            return _fresh_tensors(loop, func.value, at, depth + 1)
-        return (loop.names.qualify(func) or "").startswith("torch.") and not _holds_parameters(params)
+            return _fresh_tensors(scope, func.value, at, depth + 1)
+        return (scope.names.qualify(func) or "").startswith("torch.") and not _holds_parameters(params)
     if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):  # `[z] + noise`
-        return _fresh_tensors(loop, params.left, at, depth + 1) and _fresh_tensors(loop, params.right, at, depth + 1)
+        return _fresh_tensors(scope, params.left, at, depth + 1) and _fresh_tensors(scope, params.right, at, depth + 1)
     if isinstance(params, cst.Dict):
         groups = [e.value for e in params.elements
                   if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                   and e.key.evaluated_value == "params"]
-        return len(groups) == 1 and _fresh_tensors(loop, groups[0], at, depth + 1)
+        return len(groups) == 1 and _fresh_tensors(scope, groups[0], at, depth + 1)
     name = dotted_name(params)
     if name is None:
         return False
-    definitions = loop.reaching(name, at)
+    definitions = scope.reaching(name, at)
     if not definitions:
         return False
     for definition in definitions:
         value = definition.value
-        if definition.kind != "assign" or definition.unpacked or value is None or _holds_parameters(value):
+        if definition.kind != "assign" or definition.unpacked or value is None:
             return False
-        if isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation)):
-            if not _fresh_tensors(loop, value, definition.node, depth + 1):
+        if _holds_parameters(value) or isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation)):
+            if not _fresh_tensors(scope, value, definition.node, depth + 1):
                 return False
         elif not isinstance(value, cst.Call):
             return False  # `model.fc.weight`: a parameter, not a tensor made here

@@ -43,14 +43,24 @@ Not flagged: several backward calls through one shared graph where only the
 last omits `retain_graph`, `create_graph=True` (higher-order gradients
 use the graph again), and a graph built before the loop that every iteration
 backpropagates through again (`features = backbone(x)`, then one head's
-backward per iteration).
+backward per iteration). Nor a loss computed from a value that comes from
+before the loop when the code does not show whether it carries a graph: a
+parameter (`target` in `def fit(net, target, x)`, the targets a style
+transfer computes once and passes in), an attribute set elsewhere
+(`self.target`). If it does, the next iteration backpropagates through it
+again, and `retain_graph=True` is what keeps that working.
 
 ## Fix safety
 
-Safe when the graph is not carried across iterations: the fix drops
-`retain_graph=True`, gradients are unchanged and the graph is freed at once.
-No fix when the graph is carried: the retained graph is then used by the
-next iteration, and detaching it is a decision about what to train.
+Safe when the code shows every precondition: no later backward in the
+iteration (nor in a function the loop calls) goes through the graph,
+everything the loss is computed from is made in the iteration or carries no
+graph (the loop's own batch, numbers, detached values, torch factories,
+values computed under `torch.no_grad()`), and the graph is not carried
+across iterations. The fix drops `retain_graph=True`; gradients are
+unchanged and the graph is freed at once. No fix when the graph is carried:
+the retained graph is then used by the next iteration, and detaching it is
+a decision about what to train.
 """
 
 from __future__ import annotations
@@ -61,9 +71,10 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, WARNING, Fix
-from torchlint.names import ModuleNames, dotted_name, iter_names, prefixes
+from torchlint.names import dotted_name, iter_names, keyword, positional, prefixes
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import BackwardSite, TrainingLoop
+from torchlint.training import graph
 from torchlint.training.graph import feeds_itself, value_names
 
 
@@ -81,11 +92,13 @@ class RetainGraphLeak(Rule):
                     continue
                 if _later_backward(loop, backward) or not _graph_built_in_iteration(loop, backward):
                     continue
-                if _graph_from_before(loop, backward, context.names) is not None:
+                if _graph_from_before(loop, backward) is not None:
                     continue  # the next iteration backpropagates through that graph again
                 carried = _carried_source(loop, backward)
                 if carried == "owned-elsewhere":
                     continue
+                if carried is None and _input_from_outside(loop, backward) is not None:
+                    continue  # a graph may enter through it, which the next iteration needs again
                 yield self._finding(context, backward, carried)
 
     def _finding(self, context, backward: BackwardSite, carried: Optional[str]) -> Finding:
@@ -146,6 +159,14 @@ for x, y in loader:
     loss = criterion(out, y)
     loss.backward(retain_graph=True)
     optimizer.step()
+""",
+        # A target handed in by the caller may carry a graph that every iteration goes through again.
+        """
+def fit(net, target, x, steps):
+    for _ in range(steps):
+        loss = mse(net(x), target)
+        loss.backward(retain_graph=True)
+        optimizer.step()
 """,
         # Features computed before the loop: the next head backpropagates through them again.
         """
@@ -209,8 +230,9 @@ for x, y in loader:
 
 
 def _later_backward(loop: TrainingLoop, backward: BackwardSite) -> bool:
-    """Another backward or grad call could still go through this graph in the iteration."""
-    for other in (b for b in loop.backwards if b.via is None):
+    """Another backward or grad call could still go through this graph in the iteration (also one that a
+    function the loop calls runs)."""
+    for other in loop.backwards:
         if other is backward:
             continue
         if loop.precedes(backward, other) or (backward.depth > 0 and other.depth >= backward.depth):
@@ -256,7 +278,7 @@ def _computed_here(loop: TrainingLoop, name: str, backward: BackwardSite) -> boo
     return any(d.kind in ("assign", "augmented") for d in loop.reaching(name, backward))
 
 
-def _graph_from_before(loop: TrainingLoop, backward: BackwardSite, names: ModuleNames) -> Optional[str]:
+def _graph_from_before(loop: TrainingLoop, backward: BackwardSite) -> Optional[str]:
     """A tensor computed before the loop by a forward pass that the backward's loss is built from.
 
     `features = backbone(x)` then `for head in heads: criterion(head(features), y).backward(
@@ -268,10 +290,23 @@ def _graph_from_before(loop: TrainingLoop, backward: BackwardSite, names: Module
     for name in sorted(loop.flow_names(backward.loss, backward, value_names)):
         if name in targets or not all(d.kind == "start" for d in loop.reaching(name, backward)):
             continue
-        value = loop.value_before_loop(name)
-        if value is not None and loop.builds_graph(value, names):
+        if loop.graph_before_loop(name) == graph.YES:
             return name
     return None
+
+
+def _input_from_outside(loop: TrainingLoop, backward: BackwardSite) -> Optional[str]:
+    """A value the loss is computed from that comes from before the loop and may carry a graph the code
+    does not show (`target` in `def fit(net, target, x)`, `self.target`): whether the next iteration
+    backpropagates through it again is then unknown, and so is whether this backward is the last one
+    through it. Nothing behind the `inputs` of `torch.autograd.grad(loss, params)` is walked."""
+    if backward.loss is None:
+        return None
+    stops: frozenset = frozenset()
+    inputs = keyword(backward.node, "inputs") or (positional(backward.node, 1) if backward.kind == "grad" else None)
+    if backward.kind in ("grad", "autograd") and inputs is not None:
+        stops = frozenset(iter_names(inputs))
+    return loop.graph_brought_in(backward.loss, backward, stops)
 
 
 def _root_name(node: cst.BaseExpression) -> Optional[str]:

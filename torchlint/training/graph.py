@@ -4,13 +4,21 @@ One table of effects, used by every rule that asks whether a name still
 holds a graph:
 
 - cuts: `x.detach()`, `x.detach_()` (in place, also on each element:
-  `for s in state: s.detach_()`, `hidden[0].detach_()`), a helper that
+  `for s in state: s.detach_()`, `hidden[0].detach_()`), `x.data` (the
+  same storage without its history: `h.data.clone()`, `[s.data for s in
+  h]`), the old `Variable(...)` wrapper (it makes a new leaf), a helper that
   returns detached values (`repackage_hidden(h)`, one of this file whose
   every `return` detaches, or one named for it), a tuple or comprehension
   of detached values;
 - conversions that keep the graph: `tuple(state)`, `list(state)`,
   `x.to(device)`, `x.float()`: not a detach;
 - values with no graph at all: numbers, `x.item()`, `x.tolist()`, `float(x)`.
+
+`graph_state` answers for a value: `YES` it carries a graph (a forward pass,
+`backbone(x)`), `NO` it carries none (numbers, strings, detached values,
+torch factories, a module built by its class), or `UNKNOWN` where the code
+does not show it (a value that arrives as a parameter, from an attribute set
+elsewhere, from a call of unknown effect).
 
 The in-place effects enter the control-flow graph as definitions of the
 name (`torchlint.flow.cfg`'s `effects` hook), so reaching definitions see a
@@ -19,13 +27,14 @@ detached value after `h.detach_()` like after `h = h.detach()`.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
 from torchlint.flow import Definition
 from torchlint.flow.cfg import block_of
-from torchlint.names import ModuleNames, dotted_name, last_component
+from torchlint.names import ModuleNames, dotted_name, iter_names, last_component
 
 DETACH = "detach"
 
@@ -41,6 +50,26 @@ _TO_PYTHON = frozenset({"item", "tolist", "numpy"})  # `numpy()` also refuses a 
 # Calls whose result is their argument's elements, graph and all.
 _CONTAINERS = frozenset({"tuple", "list", "dict", "set"})
 _DETACHING_WORDS = ("detach", "repackage")
+# Three answers to "does this value carry an autograd graph?".
+YES, NO, UNKNOWN = "yes", "no", "unknown"
+# torch functions whose result is a new leaf whatever their arguments (sizes, a tensor to copy the shape of).
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+                        "linspace", "eye", "tensor", "zeros_like", "ones_like", "empty_like", "full_like",
+                        "rand_like", "randn_like", "randint_like", "load", "from_numpy"})
+# Arguments that say where or how, never what: they carry no graph into the result.
+_SETTINGS = frozenset({"device", "dtype", "requires_grad", "layout", "pin_memory", "non_blocking",
+                       "memory_format", "generator", "copy"})
+# Tensor methods whose result is computed from the receiver and the tensors passed: `a.mul(b)`.
+_DATA_METHODS = frozenset(
+    {"requires_grad_", "add", "sub", "mul", "div", "matmul", "mm", "bmm", "pow", "neg", "log", "sigmoid", "tanh",
+     "relu", "clamp", "norm", "masked_fill", "gather", "index_select", "expand", "expand_as", "repeat", "t",
+     "prod", "max", "min", "var", "std", "narrow", "type_as", "logsumexp", "cumsum", "squeeze_", "unsqueeze_"}
+)
+# Builtins whose result is made of their arguments' elements; builtins that give a plain number.
+_ELEMENTS = _CONTAINERS | {"sum", "zip", "enumerate", "reversed", "sorted", "max", "min", "abs", "iter", "next"}
+_NUMBERS = frozenset({"len", "int", "float", "round", "bool", "str", "range", "isinstance"})
+# `Variable(h.data)`: the pre-0.4 wrapper builds a new leaf, cut from any history its argument had.
+_NEW_LEAVES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 
 def inplace_effects(syntax: cst.CSTNode) -> Iterable[Tuple[str, str]]:
@@ -96,9 +125,13 @@ def _detached_in_place(statements: Iterable[cst.BaseSmallStatement]) -> List[str
 def detaches(value: Optional[cst.BaseExpression], names: Optional[ModuleNames] = None, depth: int = 0) -> bool:
     """The value is cut from the graph of what it is computed from: `h.detach()`,
     `repackage_hidden(h)`, `(h.detach(), c.detach())`, `tuple(s.detach() for s in h)`,
-    `h.detach().clone()`, `h.item()`."""
+    `h.detach().clone()`, `h.item()`, `h.data`, `Variable(h.data)`, `[s.data for s in h]`."""
     if depth > 4 or value is None:
         return False
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "data"  # `h.data`: the tensor's storage, without its history
+    if isinstance(value, cst.Subscript):
+        return detaches(value.value, names, depth + 1)  # `h.data[0]`, `state.detach()[0]`
     if isinstance(value, (cst.Tuple, cst.List)):
         return bool(value.elements) and all(detaches(element.value, names, depth + 1) for element in value.elements)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
@@ -112,6 +145,8 @@ def detaches(value: Optional[cst.BaseExpression], names: Optional[ModuleNames] =
             return True
         if method in GRAPH_KEEPING_METHODS:  # `h.detach().clone()`, `h.detach().to(device)`
             return detaches(func.value, names, depth + 1)
+    if names is not None and names.qualify(func) in _NEW_LEAVES:
+        return True
     callee = dotted_name(func)
     if callee is None:
         return False
@@ -260,3 +295,97 @@ def builds_graph(value: cst.BaseExpression, names: ModuleNames,
         before = earlier(dotted_name(value) or "")
         return before is not None and builds_graph(before, names, earlier, depth + 1)
     return any(builds_graph(part, names, earlier, depth + 1) for part in value_parts(value))
+
+
+def combine(states: Iterable[str]) -> str:
+    """The graph state of a value made of parts: a graph if any part has one, unknown if any part is."""
+    found = set(states)
+    if YES in found:
+        return YES
+    return UNKNOWN if UNKNOWN in found else NO
+
+
+def graph_state(value: Optional[cst.BaseExpression], names: ModuleNames, earlier: Callable[[str], str],
+                inherited: bool = False, depth: int = 0) -> str:
+    """Whether `value` carries an autograd graph: YES, NO or UNKNOWN; `earlier(name)` gives the state of
+    a name it reads.
+
+    NO: numbers and strings, detached values (`h.detach()`, `h.data`, `x.item()`), torch factories
+    (`torch.zeros(n, device=device)`), an object built by its class (`Net()`, `nn.MSELoss()`), torch
+    functions and tensor methods of values without one. YES: a forward pass (`backbone(x)`: a lower-case
+    callable with inputs) or an expression over one. UNKNOWN: a call that shows no inputs
+    (`get_target()`), a function of another library, anything the code does not show.
+
+    `inherited`: only the graph that the inputs bring in counts, not the one a forward pass builds on
+    them (`criterion(model(x), y)` brings in what `x` and `y` carry): the question "does a graph from
+    elsewhere flow into this value?".
+    """
+    if depth > 8 or value is None:
+        return UNKNOWN
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                          cst.FormattedString, cst.Lambda)) or detaches(value, names):
+        return NO
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        name = dotted_name(value)
+        if name in ("None", "True", "False"):
+            return NO
+        return earlier(name) if name is not None else UNKNOWN
+
+    def state(part: Optional[cst.BaseExpression], reader: Callable[[str], str] = earlier) -> str:
+        return graph_state(part, names, reader, inherited, depth + 1)
+
+    if isinstance(value, cst.Call):
+        return _call_graph_state(value, names, state, inherited)
+    if isinstance(value, cst.Subscript):
+        return state(value.value)
+    if isinstance(value, cst.IfExp):
+        return combine((state(value.body), state(value.orelse)))
+    if isinstance(value, cst.Dict):
+        return combine(state(element.value) for element in value.elements)
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        # The comprehension's own names hold elements of its iterables.
+        bound: dict = {}
+        clause: Optional[cst.CompFor] = value.for_in
+        while clause is not None:
+            reader = functools.partial(_comprehension_name, bound, earlier)
+            iterated = state(clause.iter, reader)
+            bound.update({name: iterated for name in iter_names(clause.target)})
+            clause = clause.inner_for_in
+        return state(value.elt, functools.partial(_comprehension_name, bound, earlier))
+    if isinstance(value, (cst.Tuple, cst.List)) and not value.elements:
+        return NO
+    parts = value_parts(value)
+    return combine(state(part) for part in parts) if parts else UNKNOWN
+
+
+def _comprehension_name(bound: dict, earlier: Callable[[str], str], name: str) -> str:
+    root = name.split(".")[0]
+    return bound[root] if root in bound else earlier(name)
+
+
+def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., str], inherited: bool) -> str:
+    func = call.func
+    short = last_component(dotted_name(func) or "")
+    inputs = [arg.value for arg in call.args if not _setting(arg)]
+    qualified = names.qualify(func)
+    if short[:1].isupper() or short in _NUMBERS:
+        return NO  # a class (a module, a loss object, an optimizer), or a plain number
+    if qualified is not None and qualified.startswith("torch.") and short in _FACTORIES:
+        return NO
+    if isinstance(func, cst.Attribute) and qualified is None:
+        if func.attr.value in GRAPH_KEEPING_METHODS:
+            return state(func.value)  # `x.to(device)`, `x.view(n, -1)`: the arguments say where or what shape
+        if func.attr.value in _DATA_METHODS:
+            return combine([state(func.value)] + [state(arg) for arg in inputs])  # `a.mul(b)`
+    if short in _ELEMENTS or (qualified is not None and qualified.startswith("torch.")):
+        return combine(state(arg) for arg in inputs)  # `torch.cat([a, b])`, `sum(losses)`, `zip(f, g)`
+    if inherited:
+        # A forward pass, or a method of an object: what its inputs bring in; one without inputs shows nothing.
+        return combine(state(arg) for arg in inputs) if call.args else UNKNOWN
+    if qualified is not None:
+        return UNKNOWN  # a function of another library
+    return YES if call.args else UNKNOWN  # a module's forward, as `builds_graph` reads it
+
+
+def _setting(arg: cst.Arg) -> bool:
+    return arg.keyword is not None and arg.keyword.value in _SETTINGS

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -392,6 +392,146 @@ class TrainingLoop:
     def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
         return graph.builds_graph(value, names, self.value_before_loop)
 
+    def graph_before_loop(self, name: str) -> str:
+        """Whether the value `name` has when the loop starts carries an autograd graph: `graph.YES`
+        (`features = backbone(x)` before the loop), `graph.NO` (`torch.zeros(n)`, a number, a detached
+        value, a batch from an enclosing loop's target, a module) or `graph.UNKNOWN` (a parameter, an
+        attribute set elsewhere from one, a name the file does not bind)."""
+        return self._remember(("graph-before", name),
+                              lambda: self._graph_of(self.flow.entering(self.iteration.region, name), name, 0))
+
+    def _graph_of(self, definitions: List[Definition], name: str, depth: int) -> str:
+        if depth > 4:
+            return graph.UNKNOWN
+        if name in self._callables():
+            return graph.NO  # called, or its `.parameters()` read: a module or a function, not a tensor
+        if name in self._optimized_tensors():
+            return graph.NO  # a torch optimizer takes leaves only ("can't optimize a non-leaf Tensor")
+        if not definitions:
+            return self._graph_bound_elsewhere(name)
+        states = []
+        for definition in definitions:
+            if definition.kind in ("target", "del") or graph.cuts(definition, self.names):
+                states.append(graph.NO)  # a batch from a loop's iterable, an import, a class; detached
+            elif definition.kind == "parameter":
+                states.append(self._parameter_graph(name))
+            elif definition.kind == "assign" and self.names is not None:
+                at = definition.node
+                if _grad_off(self.flow.graph.nodes[at].contexts, self.names):
+                    states.append(graph.NO)  # computed under `torch.no_grad()`
+                    continue
+                states.append(graph.graph_state(
+                    definition.value, self.names,
+                    lambda other: self._graph_of(self.flow.reaching(at, other), other, depth + 1)))
+            else:
+                states.append(graph.UNKNOWN)
+        return graph.combine(states)
+
+    def graph_brought_in(self, expression: cst.BaseExpression, where: Where,
+                         stops: FrozenSet[str] = frozenset()) -> Optional[str]:
+        """The first name through which a value from before the loop that has a graph, or whose graph state
+        the code does not show, flows into `expression` at `where` (followed back through this iteration's
+        definitions); None when everything it is computed from is made in this iteration or carries no
+        graph. The loop's own target is fresh data each iteration; `stops` are names past which nothing is
+        followed (the `inputs` a `torch.autograd.grad` call stops at)."""
+        if self.names is None:
+            return None
+        culprits: List[str] = []
+        seen: Dict[Tuple[str, int], str] = {}
+
+        def at(node: int) -> Callable[[str], str]:
+            return lambda name: state_of(name, node)
+
+        def state_of(name: str, node: int) -> str:
+            key = (name, node)
+            if key in seen:
+                return seen[key]
+            seen[key] = graph.NO  # a cycle through a nested loop adds nothing new
+            states = []
+            if name in stops or name in self._callables():
+                states.append(graph.NO)
+            else:
+                for definition in self.iteration.reaching(node, name):
+                    if definition.kind == "start":
+                        before = self.graph_before_loop(name)
+                        if before != graph.NO and not culprits:
+                            culprits.append(name)
+                        states.append(before)
+                    elif (definition.kind == "target" and definition.syntax is self.node) or definition.kind in (
+                            "del", "effect") or graph.cuts(definition, self.names):
+                        states.append(graph.NO)
+                    elif definition.kind == "assign" or definition.kind == "target":
+                        # A nested loop's target holds elements of its iterable.
+                        states.append(graph.graph_state(definition.value, self.names, at(definition.node),
+                                                        inherited=True))
+                    else:  # `x += y`: the value before it, and what is added
+                        states.append(graph.combine((
+                            graph.graph_state(definition.value, self.names, at(definition.node), inherited=True),
+                            state_of(name, definition.node) if definition.node != node else graph.UNKNOWN)))
+            seen[key] = graph.combine(states)
+            return seen[key]
+
+        state = graph.graph_state(expression, self.names, at(self._point(where)[0]), inherited=True)
+        if state == graph.NO:
+            return None
+        return culprits[0] if culprits else dotted_name(expression) or "?"
+
+    def _graph_bound_elsewhere(self, name: str) -> str:
+        """A name this function does not bind (`self.target`, a global): what the file binds to it, when
+        those values show their state by themselves (`self.weight = 1e-4`, not `self.target = target`)."""
+        values = self.names.values_of(name) if self.names is not None else []
+        if not values:
+            return graph.UNKNOWN
+        return graph.combine(graph.graph_state(value, self.names, lambda other: graph.UNKNOWN) for value in values)
+
+    def _parameter_graph(self, name: str) -> str:
+        """`self`, and a hyperparameter with a literal default (`beta=0.9`, `device="cpu"`), carry no
+        graph; any other parameter is whatever the caller passes."""
+        if self.function is None:
+            return graph.UNKNOWN
+        params = self.function.params
+        for index, param in enumerate(tuple(params.params) + tuple(params.kwonly_params)):
+            if param.name.value != name:
+                continue
+            if index == 0 and name in ("self", "cls") and self.class_def is not None:
+                return graph.NO
+            default = param.default
+            literal = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+            if isinstance(default, literal) or (isinstance(default, cst.UnaryOperation)
+                                                and isinstance(default.expression, literal)):
+                return graph.NO
+        return graph.UNKNOWN
+
+    def _optimized_tensors(self) -> FrozenSet[str]:
+        """Names listed in the parameters of a torch optimizer the loop's function builds: `image` in
+        `Adam([image])`."""
+        def compute() -> FrozenSet[str]:
+            found: Set[str] = set()
+            for part in preorder(self.flow.graph.owner):
+                if isinstance(part, cst.Call) and self.names is not None and \
+                        self.names.is_optimizer_class(self.names.callee(part) or ""):
+                    params = positional(part, 0) or keyword(part, "params")
+                    if isinstance(params, (cst.List, cst.Tuple)):
+                        found |= {dotted_name(e.value) for e in params.elements if dotted_name(e.value)}
+            return frozenset(found)
+        return self._remember(("optimized tensors",), compute)
+
+    def _callables(self) -> FrozenSet[str]:
+        """Names the loop's function (or module) calls, or reads the parameters of: modules and functions."""
+        def compute() -> FrozenSet[str]:
+            found: Set[str] = set()
+            for part in preorder(self.flow.graph.owner):
+                if not isinstance(part, cst.Call):
+                    continue
+                func = part.func
+                if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+                    func = func.value
+                name = dotted_name(func)
+                if name is not None:
+                    found.add(name)
+            return frozenset(found)
+        return self._remember(("callables",), compute)
+
     # --- steps and resets -------------------------------------------------------------------
 
     def resets_affecting(self, step: StepSite) -> List[ResetSite]:
@@ -524,6 +664,12 @@ class TrainingLoop:
             elif mode == "on":
                 disabled = None
         return disabled
+
+
+def _grad_off(contexts: Sequence[cst.BaseExpression], names: ModuleNames) -> bool:
+    """The innermost of `contexts` that sets the gradient mode turns it off."""
+    modes = [mode for mode in (grad_mode(item, names) for item in contexts) if mode is not None]
+    return bool(modes) and modes[-1] == "off"
 
 
 def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
@@ -721,7 +867,7 @@ class _LoopFinder:
             backwards=tuple(found.backwards), steps=tuple(found.steps), resets=tuple(found.resets),
             scalings=tuple(found.scalings), calls=tuple(found.calls), assignments=tuple(found.assignments),
             outer_contexts=flow.graph.nodes[region.head].contexts, top_statement=top, names=self.names,
-            functions=self._functions,
+            functions=self.functions,
         )
         names = self.names
         receivers = {step.receiver for step in draft.steps}

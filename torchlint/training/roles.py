@@ -286,3 +286,159 @@ def helpers(callee: Optional[str], names: ModuleNames, caller: Optional[cst.Func
     if "." in short:
         return []
     return [function for function in names.functions.get(short, ()) if function is not caller]
+
+
+# --- modules built where they are used ----------------------------------------------------
+
+# nn.Module methods that return the module itself: `MLP(...).to(device)` is still the new module.
+_RETURNS_SELF = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",
+                           "requires_grad_", "type"})
+# Methods only a module has: a name they are called on holds a module.
+_MODULE_METHODS = frozenset({"parameters", "named_parameters", "modules", "children", "named_modules", "train",
+                             "eval", "state_dict", "load_state_dict", "zero_grad", "apply"})
+# Calls that give a plain value, never a module: `feats.size(1)`, `len(vocab)`.
+_PLAIN_VALUES = frozenset({"size", "dim", "numel", "item", "len", "int", "float", "round", "min", "max", "sum",
+                           "get", "index"})
+
+
+class ModuleScope:
+    """Where a module's construction is read: the definitions reaching a node of one function (or of one
+    iteration of a loop, where a `start` definition is the value from before the iteration and `before`
+    gives the function's definitions entering the loop)."""
+
+    def __init__(self, names: ModuleNames, flow, functions, before=None, reaching=None) -> None:
+        self.names = names
+        self.flow = flow
+        self.functions = functions
+        self._before = before
+        self._reaching = reaching
+        self._uses: Optional[Set[str]] = None
+
+    def reaching(self, name: str, at: int):
+        return self._reaching(name, at) if self._reaching is not None else self.flow.reaching(at, name)
+
+    def before(self, name: str):
+        return self._before(name) if self._before is not None else []
+
+    def used_as_module(self, name: str) -> bool:
+        """The function calls `name(...)` or a method only modules have on it (`name.train()`)."""
+        if self._uses is None:
+            self._uses = set()
+            for part in preorder(self.flow.graph.owner):
+                if isinstance(part, cst.Call):
+                    func = part.func
+                    if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_METHODS:
+                        func = func.value
+                    called = dotted_name(func)
+                    if called is not None:
+                        self._uses.add(called)
+        return name in self._uses or any(_is_module_class(c, self.names) for c in self.names.constructors_of(name))
+
+    def of(self, function: cst.FunctionDef) -> "ModuleScope":
+        return ModuleScope(self.names, self.functions.flow(function), self.functions)
+
+
+def _is_module_class(qualified: str, names: ModuleNames) -> bool:
+    return qualified.startswith("torch.nn.") and last_component(qualified)[:1].isupper()
+
+
+def _is_class(call: cst.Call, names: ModuleNames) -> bool:
+    """`nn.Linear(...)`, `MLP(...)`: a class called, by the case of its name."""
+    return last_component(dotted_name(call.func) or "")[:1].isupper()
+
+
+def builds_new_module(value: Optional[cst.BaseExpression], at: int, scope: ModuleScope, depth: int = 0) -> bool:
+    """`value` (at node `at`) is a module built there, whose parameters are all new: a class called with
+    no existing module among its arguments (`nn.Linear(d, k)`, `MLP(dim, hidden, 10).to(device)`,
+    `nn.Sequential(nn.Linear(d, h), nn.ReLU())`), a function of this file whose every `return` gives one
+    (`build_model(cfg)`, handed no existing module), or a name bound to one on every path. Not
+    `nn.Sequential(backbone, head)`: the backbone's parameters keep their gradients."""
+    if depth > 12 or value is None:
+        return False
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in _RETURNS_SELF:
+        value = value.func.value
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        name = dotted_name(value)
+        definitions = scope.reaching(name, at) if name is not None else []
+        return bool(definitions) and all(_new_module_definition(d, scope, depth + 1) for d in definitions)
+    if not isinstance(value, cst.Call):
+        return False
+    if _is_class(value, scope.names):
+        return not any(may_hold_module(arg.value, at, scope, depth + 1) for arg in value.args)
+    builder = scope.functions.by_name(dotted_name(value.func) or "") if scope.functions is not None else None
+    if builder is None or depth > 3 or any(may_hold_module(arg.value, at, scope, depth + 1) for arg in value.args):
+        return False  # `wrap(backbone)` may put the backbone in what it returns
+    inner = scope.of(builder)
+    returns = scope.functions.returns(builder)
+    return bool(returns) and all(builds_new_module(returned, node, inner, depth + 1) for returned, node in returns)
+
+
+def _new_module_definition(definition, scope: ModuleScope, depth: int) -> bool:
+    if definition.kind != "assign" or definition.value is None:
+        return False
+    if definition.unpacked:
+        return returned_slot(definition, scope, lambda value, node, inner: builds_new_module(value, node, inner, depth))
+    return builds_new_module(definition.value, definition.node, scope, depth)
+
+
+def returned_slot(definition, scope: ModuleScope, test) -> bool:
+    """`head, optimizer = make_head(d)`: `test(value, node, scope)` holds for the slot `definition` takes of
+    every `return` of that function of this file."""
+    value = definition.value
+    if not isinstance(value, cst.Call) or scope.functions is None or not definition.position:
+        return False
+    function = scope.functions.by_name(dotted_name(value.func) or "")
+    if function is None:
+        return False
+    inner = scope.of(function)
+    found = []
+    for returned, node in scope.functions.returns(function):
+        for index in definition.position:
+            if not isinstance(returned, (cst.Tuple, cst.List)) or index >= len(returned.elements):
+                return False
+            returned = returned.elements[index].value
+        found.append(test(returned, node, inner))
+    return bool(found) and all(found)
+
+
+def may_hold_module(value: cst.BaseExpression, at: int, scope: ModuleScope, depth: int = 0) -> bool:
+    """An argument of a module's constructor that may be a module built elsewhere (whose parameters,
+    and gradients, the new module would share): a name used as a module, or bound to one; a call of
+    unknown result. Numbers, configuration values (`cfg["dim"]`, `args.hidden`), `feats.size(1)` and
+    modules built there are not."""
+    if depth > 12:
+        return True
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return False
+    if isinstance(value, cst.Call):
+        if _is_class(value, scope.names):
+            return not builds_new_module(value, at, scope, depth + 1)
+        short = last_component(dotted_name(value.func) or "")
+        return short not in _PLAIN_VALUES
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        name = dotted_name(value)
+        if name is None or name in ("None", "True", "False"):
+            return name is None
+        if scope.used_as_module(name):
+            return True
+        definitions = scope.reaching(name, at)
+        for definition in definitions:
+            if definition.kind == "start":
+                entering = scope.before(name)
+                if any(d.kind == "assign" and d.value is not None and not d.unpacked
+                       and may_hold_module(d.value, d.node, scope, depth + 1) for d in entering):
+                    return True
+            elif definition.kind in ("assign", "augmented") and definition.value is not None \
+                    and not definition.unpacked:
+                if may_hold_module(definition.value, definition.node, scope, depth + 1):
+                    return True
+        return False
+    if isinstance(value, cst.Subscript):
+        return may_hold_module(value.value, at, scope, depth + 1)
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)):
+        parts = [value.left, value.right] if isinstance(value, cst.BinaryOperation) else [value.expression]
+        return any(may_hold_module(part, at, scope, depth + 1) for part in parts)
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return any(may_hold_module(element.value, at, scope, depth + 1) for element in value.elements)
+    return True
