@@ -6,9 +6,10 @@ loop the loop sits in one or two functions among many. The analysis reads:
 - the whole of each function that holds a candidate loop (everything around
   the loop in it), and of every function whose name occurs there and whose
   text has `zero_grad`, the word `grad`, `detach`, `backward` or `.step(` in
-  it, or whose name has `loss` in it (the helpers a loop may call to reset or
-  rescale gradients, to detach a state, that run the backward or the step
-  for it, or compute its loss: the analysis reads a helper's body only to find `x.zero_grad()`,
+  it, or whose name has `loss` in it, or that slices (`data[i : i + block]`)
+  (the helpers a loop may call to reset or rescale gradients, to detach a
+  state, that run the backward or the step for it, compute its loss, or cut
+  its batches from a packed stream, `torchlint.training.tokens`: the analysis reads a helper's body only to find `x.zero_grad()`,
   `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values
   or the loss it returns, and the backwards and steps it runs on every call,
   `torchlint.training.calls`);
@@ -39,6 +40,7 @@ from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
 _HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|backward|\.step\(")
+_CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut from a stream (training.tokens)
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -63,8 +65,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
             helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
             # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
-            # whose returned loss training.origin follows
-            if _HELPER_WORDS.search(helper) or "loss" in statement.name.lower():
+            # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
+            if _HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _CUT.search(helper):
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))

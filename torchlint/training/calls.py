@@ -226,6 +226,11 @@ class Functions:
             return found[0] if len(found) == 1 else None
         return self.module_functions.get(callee)
 
+    def method_of_class(self, class_name: str, method: str) -> Optional[cst.FunctionDef]:
+        """`next_batch` of the file's one class named `class_name` (or of its bases in the file)."""
+        found = [class_def for class_def in self._classes if class_def.name.value == class_name]
+        return self._method(found[0], method, 0) if len(found) == 1 else None
+
     def returns(self, function: cst.FunctionDef) -> List[Tuple[cst.BaseExpression, int]]:
         """Each value `function` returns, with the node of its `return` in the function's graph."""
         return [(node.syntax.value, node.index) for node in self.flow(function).graph.nodes

@@ -643,7 +643,7 @@ class _LoopFinder:
             backwards=tuple(found.backwards), steps=tuple(found.steps), resets=tuple(found.resets),
             scalings=tuple(found.scalings), calls=tuple(found.calls), assignments=tuple(found.assignments),
             outer_contexts=flow.graph.nodes[region.head].contexts, top_statement=top, names=self.names,
-            functions=self._functions,
+            functions=self.functions,
         )
         names = self.names
         receivers = {step.receiver for step in draft.steps}
