@@ -247,6 +247,84 @@ class TrainingLoop:
             return True
         return any(own.same_window(check) for guard in site.guards for own in self._checks_of(guard))
 
+    def schedule_counts(self, scheduler: StepSite, check: AccumulationCheck) -> Optional[str]:
+        """What the horizon of `scheduler`'s schedule counts, read from its construction in the file:
+        "micro-batches" when it is the number of micro-batches this loop runs (`len(loader) * epochs`,
+        `OneCycleLR(..., steps_per_epoch=len(loader), epochs=E)`, the `n` of `for i in range(n)`): stepped on
+        every micro-batch, it spans the run; "updates" when it is divided by `check`'s count
+        (`len(loader) // accum * epochs`); None when the code does not show which."""
+        if self.names is None:
+            return None
+        built = self.value_before_loop(scheduler.receiver)  # else the file's bindings (`self.scheduler = ...`)
+        horizons = roles.scheduler_horizons([built] if built is not None else
+                                            self.names.values_of(scheduler.receiver), self.names)
+        if horizons is None:
+            return None
+        units = {self._horizon_unit(factors, check) for factors in horizons}
+        return units.pop() if len(units) == 1 else None
+
+    def _horizon_unit(self, factors: Tuple[cst.BaseExpression, ...], check: AccumulationCheck) -> Optional[str]:
+        counted = self._counted_iterable()
+        if isinstance(counted, cst.Call) and dotted_name(counted.func) == "range" and len(counted.args) == 1 \
+                and len(factors) == 1 and self._same_expression(factors[0], counted.args[0].value):
+            return "micro-batches"  # `for it in range(max_iters * accum)` and `T_max=max_iters * accum`
+        found = set()
+        pending = [(factor, 0) for factor in factors]
+        while pending:
+            node, depth = pending.pop()
+            if depth > 6:
+                return None
+            if isinstance(node, cst.BinaryOperation):
+                if isinstance(node.operator, cst.Multiply):
+                    pending += [(node.left, depth + 1), (node.right, depth + 1)]
+                elif isinstance(node.operator, (cst.Divide, cst.FloorDivide)) and self.same_count(node.right, check.count):
+                    found.add("updates")
+                    pending.append((node.left, depth + 1))
+                else:
+                    return None  # divided by something else, or a sum: not a count of either
+            elif isinstance(node, cst.Call):
+                callee = dotted_name(node.func)
+                argument = positional(node, 0)
+                if callee == "len" and argument is not None and counted is not None \
+                        and self._same_iterable(argument, counted):
+                    found.add("len")
+                elif callee in ("int", "math.ceil", "math.floor", "round", "ceil", "floor") and argument is not None:
+                    pending.append((argument, depth + 1))
+            elif dotted_name(node) is not None:
+                value = self.known_value(dotted_name(node))
+                if value is not None:
+                    pending.append((value, depth + 1))
+        if "updates" in found:
+            return "updates"
+        return "micro-batches" if "len" in found else None
+
+    def _counted_iterable(self) -> Optional[cst.BaseExpression]:
+        """What this loop runs over: `loader` of `for i, batch in enumerate(tqdm(loader))`, `range(n)`."""
+        header = next((c for c in self.counters if c.source in ("enumerate", "range")), None)
+        if header is not None:
+            return header.iterable
+        if not isinstance(self.node, cst.For):
+            return None
+        iterable = windows.unwrap(self.node.iter)
+        if isinstance(iterable, cst.Name):
+            before = self.value_before_loop(iterable.value)
+            iterable = windows.unwrap(before) if before is not None else iterable
+        return iterable
+
+    def _same_iterable(self, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+        """`train_loader` and `self.train_loader = train_loader` (or `accelerator.prepare(...)` of it)."""
+        first, second = dotted_name(a), dotted_name(b)
+        if first is None or second is None:
+            return False
+        return first == second or (self.names is not None and second in self.names.aliases_of(first))
+
+    def _same_expression(self, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+        if a.deep_equals(b):
+            return True
+        name = dotted_name(a)
+        value = self.known_value(name) if name is not None else None
+        return value is not None and value.deep_equals(b)
+
     def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
         """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
         found = []

@@ -92,6 +92,43 @@ def is_scheduler(receiver: str, names: ModuleNames) -> bool:
     return "sched" in last_component(receiver).lower()
 
 
+# Where a scheduler's horizon (the number of `step()` calls its schedule spans) sits in its constructor:
+# (keyword, position) of each factor. OneCycleLR's is `total_steps`, else `epochs * steps_per_epoch`.
+_HORIZONS = {
+    "CosineAnnealingLR": ((("T_max", 1),),),
+    "LinearLR": ((("total_iters", 3),),),
+    "ConstantLR": ((("total_iters", 2),),),
+    "PolynomialLR": ((("total_iters", 1),),),
+    "OneCycleLR": ((("total_steps", 2),), (("epochs", 3), ("steps_per_epoch", 4))),
+    "get_linear_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_cosine_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_cosine_with_hard_restarts_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_polynomial_decay_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_scheduler": ((("num_training_steps", 3),),),
+}
+_SCHEDULE_PACKAGES = ("torch.optim.lr_scheduler.", "transformers.")
+
+
+def scheduler_horizons(constructions: Sequence[cst.BaseExpression],
+                       names: ModuleNames) -> Optional[List[Tuple[cst.BaseExpression, ...]]]:
+    """For each construction of a scheduler, the factors whose product is its horizon: `(T_max,)` of
+    `CosineAnnealingLR(opt, T_max=...)`, `(epochs, steps_per_epoch)` of a `OneCycleLR`. None when a
+    construction is not one of these or does not show its horizon (a `LambdaLR`)."""
+    found = []
+    for value in constructions:
+        qualified = names.callee(value) if isinstance(value, cst.Call) else None
+        if qualified is None or not qualified.startswith(_SCHEDULE_PACKAGES):
+            return None
+        for spelling in _HORIZONS.get(last_component(qualified), ()):
+            factors = tuple(keyword(value, word) or positional(value, index) for word, index in spelling)
+            if all(factor is not None for factor in factors):
+                found.append(factors)
+                break
+        else:
+            return None
+    return found or None
+
+
 def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset: Iterable[str]) -> bool:
     """`receiver` is an optimizer: built by an optimizer class or factory, stepped through a scaler
     (`scaler.step(receiver)`), reset (`receiver.zero_grad()`) in the loop or its function, or named like one."""
