@@ -81,8 +81,21 @@ class TrainingLoop:
     def _point(where: Where) -> Tuple[int, int]:
         return where.point if isinstance(where, Site) else (where, 0)
 
+    @staticmethod
+    def _in_one_call(a: Where, b: Where) -> Optional[int]:
+        """Two sites one call of the loop runs (`update()` running `opt.step()` then `sched.step()`): they
+        share the call's point, and run, on every call, in the order of the function's statements. Their
+        order (negative: `a` first), else None."""
+        if isinstance(a, Site) and isinstance(b, Site) and a.via is not None and b.via is not None \
+                and a.point == b.point and a.via.call is b.via.call:
+            return a.via.order - b.via.order
+        return None
+
     def dominates(self, a: Where, b: Where) -> bool:
         """Whenever `b` runs, `a` has run before it in the same iteration."""
+        order = self._in_one_call(a, b)
+        if order is not None:
+            return order <= 0
         return self.iteration.dominates(self._point(a), self._point(b))
 
     def runs_whenever(self, a: Where, b: Where) -> bool:
@@ -91,10 +104,16 @@ class TrainingLoop:
 
     def precedes(self, a: Where, b: Where) -> bool:
         """`a` may run before `b` in the same iteration."""
+        order = self._in_one_call(a, b)
+        if order is not None:
+            return order < 0
         return self.iteration.precedes(self._point(a), self._point(b))
 
     def reaches(self, a: Where, b: Where, avoiding: FrozenSet[int] = frozenset(), around: bool = True) -> bool:
         """A path from `a` to `b` through no node in `avoiding`, into a later iteration if `around`."""
+        order = self._in_one_call(a, b)
+        if order is not None and order < 0:
+            return True
         return self.iteration.reaches(self._point(a), self._point(b), avoiding, around)
 
     def reaching(self, name: str, where: Where) -> List[Definition]:
