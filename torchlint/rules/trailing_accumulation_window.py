@@ -305,7 +305,7 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
     """Steps whose window condition does not line up with the loop's last micro-batch, with the value
     the condition's operand has on the first micro-batch (1 for `(i + 1) % N == 0` over `enumerate`)."""
     found = []
-    for step in loop.optimizer_steps:
+    for step in loop.window_steps:  # `scaler.step(opt)` / `opt.step()` of one window: one finding
         if step.depth != 0 or not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
             continue
         for check in loop.accumulation_checks(step):

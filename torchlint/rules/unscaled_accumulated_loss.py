@@ -8,7 +8,10 @@ also in the `else` of such a test or after `if (i + 1) % N != 0: continue`)
 when the loss is a mean (any torch criterion without `reduction='sum'`, an
 `F.*` loss, Hugging Face `outputs.loss`, or an unknown callable, since
 PyTorch's default reduction is the mean) and is not divided by the
-accumulation count before `backward()`.
+accumulation count before `backward()`. The same loss backpropagated on
+either branch of an `if` (`scaler.scale(loss).backward()` with AMP,
+`loss.backward()` without) is one bug: one finding, at the first, whose fix
+divides the loss once, before the `if`.
 
 The backward may run in a function of the same file that the loop calls
 (`self.training_step(batch)`, a nested `micro_step(...)`), and the loss may
@@ -112,11 +115,14 @@ class UnscaledAccumulatedLoss(Rule):
                         continue
                     if normalised is not None and origin.weighted:
                         continue  # token-count normalisation: `loss * n_tokens`, gradients divided by the window's
-                    reported.add(id(backward))
+                    # The same loss's backward on the other branch (`scaler.scale(loss).backward()` /
+                    # `loss.backward()`) is the same bug: one finding, whose fix divides before the branches.
+                    others = loop.alternatives(backward)
+                    reported.update(id(site) for site in (backward, *others))
                     if normalised is not None:
                         yield self._unweighted(context, backward, step, normalised, origin)
                     else:
-                        finding = self._finding(context, backward, step, check, origin)
+                        finding = self._finding(context, backward, step, check, origin, loop, others)
                         yield replace(finding, timeline=_timeline(loop, step, check))
             yield from self._sliced(context, loop)
 
@@ -160,17 +166,25 @@ class UnscaledAccumulatedLoss(Rule):
         )
         return Finding(backward.node, message)
 
-    def _finding(self, context, backward, step, check, origin) -> Finding:
+    def _finding(self, context, backward, step, check, origin, loop=None, others=()) -> Finding:
         loss = context.code(backward.loss)
         count = context.code(check.count)
         source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+        also = "".join(f" (nor before `{context.code(other.node)}` at line {context.site_line(other)})"
+                       for other in others)
         message = (
             f"`{loss}` is a mean over each micro-batch{source} but is not divided by `{count}` before "
-            f"`backward()`: the gradients of `{count}` micro-batches are summed, so each "
+            f"`backward()`{also}: the gradients of `{count}` micro-batches are summed, so each "
             f"`{step.receiver}.step()` applies `{count}`× the large-batch gradient."
         )
         divisor = count if isinstance(check.count, _ATOMS) else f"({count})"
-        if isinstance(backward.loss, cst.Name) and backward.on_own_line:
+        if others:
+            # Divided once, before the `if` whose branches hold the backwards.
+            split = loop.split_between(backward, others[0]) if len(others) == 1 else None
+            if split is None or not isinstance(backward.loss, cst.Name):
+                return Finding(backward.node, message)
+            edit = context.insert_line_before(split, f"{loss} = {loss} / {divisor}")
+        elif isinstance(backward.loss, cst.Name) and backward.on_own_line:
             edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
         else:
             scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"

@@ -163,6 +163,65 @@ class TrainingLoop:
     def scheduler_steps(self) -> Tuple[StepSite, ...]:
         return tuple(s for s in self.steps if s.receiver in self.scheduler_names and not s.via_scaler)
 
+    @property
+    def window_steps(self) -> Tuple[StepSite, ...]:
+        """The optimizer steps, one per window: of the steps that are `alternatives` of each other
+        (`if use_amp: scaler.step(opt)` / `else: opt.step()`), the first. A rule about the window (what its
+        condition does, what its backwards add up to) reports it once."""
+        return self._remember(("window_steps",), lambda: tuple(
+            step for step in self.optimizer_steps
+            if not any(other.order < step.order for other in self.alternatives(step))))
+
+    def alternatives(self, site: Site) -> Tuple[Site, ...]:
+        """The sites that stand for the same action as `site` on other branches of the iteration, one of which
+        runs: the same optimizer's step under the same window conditions (`scaler.step(opt)` with AMP,
+        `opt.step()` without), or the backward of the same loss value (`scaler.scale(loss).backward()` /
+        `loss.backward()`). Neither runs before the other in an iteration."""
+        return self._remember(("alternatives", id(site)), lambda: tuple(self._alternatives(site)))
+
+    def _alternatives(self, site: Site) -> Iterator[Site]:
+        if site.depth != 0 or site.via is not None:
+            return
+        if isinstance(site, StepSite):
+            candidates: Sequence[Site] = [s for s in self.optimizer_steps if s.receiver == site.receiver]
+        elif isinstance(site, BackwardSite) and site.loss_name is not None:
+            candidates = [b for b in self.own_backwards if b.loss_name == site.loss_name
+                          and "distributed" not in (b.kind, site.kind)]
+        else:
+            return
+        for other in candidates:
+            if other is site or other.depth != 0 or other.via is not None:
+                continue
+            if self.precedes(site, other) or self.precedes(other, site):
+                continue
+            if isinstance(site, StepSite) and not self._same_windows(site, other):
+                continue
+            if isinstance(site, BackwardSite) and not self._same_value(site.loss_name, site, other):
+                continue
+            yield other
+
+    def _same_windows(self, a: StepSite, b: StepSite) -> bool:
+        first, second = self.accumulation_checks(a), self.accumulation_checks(b)
+        return len(first) == len(second) and all(x.same_window(y) for x, y in zip(first, second))
+
+    def _same_value(self, name: str, a: Site, b: Site) -> bool:
+        """`name` has the same definitions reaching `a` and `b`."""
+        return {id(d) for d in self.reaching(name, a)} == {id(d) for d in self.reaching(name, b)}
+
+    def split_between(self, a: Site, b: Site) -> Optional[cst.If]:
+        """The `if` statement whose branches `a` and `b` take (`if use_amp: ... else: ...`), when it is a
+        statement of its own (not an `elif`): a line inserted before it runs before either."""
+        for guard in a.guards:
+            for other in b.guards:
+                if guard.node is other.node and guard.negated != other.negated and isinstance(guard.node, cst.If):
+                    if guard.after_continue or other.after_continue or self._is_elif(guard.node):
+                        return None
+                    return guard.node
+        return None
+
+    def _is_elif(self, statement: cst.If) -> bool:
+        return any(isinstance(part, cst.If) and part.orelse is statement for part in preorder(self.node))
+
     def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
         for counter in self.counters:
             if counter.name == name:
