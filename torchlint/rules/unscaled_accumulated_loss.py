@@ -67,7 +67,13 @@ n_tokens`, a helper of the file that scales every gradient, or a library
 one named for it like `scale_grads(model, 1 / n_tokens)`) is the right way
 to accumulate token means. Gradients divided by the window's count while
 the mean loss was *not* multiplied by its own count are reported, without a
-fix: the gradient comes out too small. A division that only some paths make is not
+fix: the gradient comes out too small. Gradients divided in place by a
+constant once per window, after its backwards and before the step
+(`for p in model.parameters(): p.grad.div_(accum_steps)`, `p.grad /= 4`,
+a config value the loop does not assign), are the same as `loss /
+accum_steps`: not flagged; divided so on every micro-batch, the earlier
+micro-batches' gradients are divided again and again: reported, without a
+fix. A division that only some paths make is not
 enough (`if use_amp: loss = loss / n`), except one whose condition tests
 the count itself (`if n > 1: loss = loss / n`).
 
@@ -109,6 +115,9 @@ class UnscaledAccumulatedLoss(Rule):
                 check = loop.accumulation_check(step)
                 if check is None:
                     continue
+                if loop.gradients_divided(step, check) is not None:
+                    continue  # `p.grad.div_(accum)` once per window: the same as `loss / accum`
+                repeated = loop.constant_gradient_divisions(step)
                 normalised = loop.gradients_normalised(step)
                 for backward, origin in _micro_batch_losses(context, loop, step, check):
                     if id(backward) in reported or origin.divided or not origin.is_mean:
@@ -119,7 +128,9 @@ class UnscaledAccumulatedLoss(Rule):
                     # `loss.backward()`) is the same bug: one finding, whose fix divides before the branches.
                     others = loop.alternatives(backward)
                     reported.update(id(site) for site in (backward, *others))
-                    if normalised is not None:
+                    if repeated:
+                        yield self._divided_every_microbatch(context, backward, check, repeated[0], origin)
+                    elif normalised is not None:
                         yield self._unweighted(context, backward, step, normalised, origin)
                     else:
                         finding = self._finding(context, backward, step, check, origin, loop, others)
@@ -152,6 +163,19 @@ class UnscaledAccumulatedLoss(Rule):
                 f"Divide `{loss}` by the number of slices (or by the batch size, with `reduction='sum'`)."
             )
             yield Finding(backward.node, message)
+
+    @staticmethod
+    def _divided_every_microbatch(context, backward, check, division, origin) -> Finding:
+        """The gradients are divided by a constant on every micro-batch, not once per window."""
+        loss, count = context.code(backward.loss), context.code(check.count)
+        source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+        message = (
+            f"`{loss}` is a mean over each micro-batch{source}, and `{context.code(division.node)}` divides the "
+            f"gradients on every micro-batch, not once per window of `{count}`: the gradients the window's earlier "
+            f"micro-batches left are divided again with each later one, so they weigh less and less. Divide "
+            f"`{loss}` by `{count}` before `backward()` instead (or divide the gradients once, just before the step)."
+        )
+        return Finding(backward.node, message)
 
     @staticmethod
     def _unweighted(context, backward, step, normalised, origin) -> Finding:

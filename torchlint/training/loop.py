@@ -35,7 +35,7 @@ from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
     Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite, guards_of,
 )
-from torchlint.training.windows import AccumulationCheck, LoopCounter
+from torchlint.training.windows import AccumulationCheck, LoopCounter, is_number
 from torchlint.walk import calls_in, preorder
 
 Loop = Union[cst.For, cst.While]
@@ -432,12 +432,93 @@ class TrainingLoop:
 
     def gradients_normalised(self, step: StepSite) -> Optional[ScaleSite]:
         """The in-place rescaling of the gradients (`p.grad.div_(n_tokens)`, `scale_grads(model, 1 / n)`)
-        that may run after a backward and before `step`: the window is normalised by hand, as token-count
-        normalisation does. (It may sit under a flag of its own, `if not optimizer_in_backward:`.)"""
-        for scaling in self.scalings:
-            if self.precedes(scaling, step) and any(self.precedes(b, scaling) for b in self.loop_backwards):
+        that may run after a backward and before `step`, by a count that is not a constant: the window is
+        normalised by hand, as token-count normalisation does. (It may sit under a flag of its own,
+        `if not optimizer_in_backward:`.) A division by a constant is `gradients_divided`'s."""
+        for scaling in self._scalings_before(step):
+            if self.divides_by_constant(scaling) is not True:
                 return scaling
         return None
+
+    def gradients_divided(self, step: StepSite, check: AccumulationCheck) -> Optional[ScaleSite]:
+        """The window's gradients divided in place by a constant once, after its backwards and before `step`
+        (`if (i + 1) % n == 0: for p in model.parameters(): p.grad.div_(n)`): the same as dividing each
+        micro-batch's loss by it. (Divided on every micro-batch, earlier micro-batches' gradients would be
+        divided again and again.)"""
+        for scaling in self.constant_gradient_divisions(step):
+            if self.once_per_window(scaling, check):
+                return scaling
+        return None
+
+    def constant_gradient_divisions(self, step: StepSite) -> List[ScaleSite]:
+        """The in-place divisions of the gradients by a constant that may run after a backward and before
+        `step`, once per window or not."""
+        return [scaling for scaling in self._scalings_before(step) if self.divides_by_constant(scaling) is True]
+
+    def _scalings_before(self, step: StepSite) -> Iterator[ScaleSite]:
+        for scaling in self.scalings:
+            if self.precedes(scaling, step) and any(self.precedes(b, scaling) for b in self.loop_backwards):
+                yield scaling
+
+    def gradient_divisor(self, scaling: ScaleSite) -> Optional[cst.BaseExpression]:
+        """What `scaling` divides the gradients by (`roles.grad_divisor`)."""
+        return roles.grad_divisor(scaling.node, self.names, self.function) if self.names is not None else None
+
+    def divides_by_constant(self, scaling: ScaleSite) -> Optional[bool]:
+        """True when `scaling`'s divisor keeps its value through the loop (a number, `accum_steps`,
+        `args.gradient_accumulation_steps`: nothing in the loop assigns it); False when the loop assigns it
+        (a running token count, `num_tokens += n`); None when the code does not say."""
+        divisor = self.gradient_divisor(scaling)
+        if divisor is None:
+            return None
+        return self._constant(divisor)
+
+    def _constant(self, node: cst.BaseExpression) -> Optional[bool]:
+        if is_number(node):
+            return True
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._constant(node.left), self._constant(node.right)
+            return False if False in (left, right) else True if left and right else None
+        name = dotted_name(node)
+        if name is None:
+            return None
+        return not any(definition.name == name for index in self.iteration.region.body
+                       for definition in self.flow.graph.nodes[index].definitions)
+
+    def normalisation_carries_over(self, step: StepSite) -> bool:
+        """Micro-batches left over at the loop's end are weighed right by the window that takes them up: the
+        gradients are normalised by a running count (`num_tokens += n` ... `p.grad.div_(num_tokens)`) and no
+        gradient reset sits beside the loop (`optimizer.zero_grad()` just before or after it: the left-over
+        gradients would be thrown away while a carried count still counts them), and the count is not seen to
+        start again where the gradients do not: in an epochs' loop around this one, its value at the end comes
+        back to the loop's head (`num_tokens = 0` before the epochs, not inside them). Where no loop around
+        it shows how the loop runs again (a function called once per epoch), the count set before the loop
+        tells nothing of the gradients it meets: the answer stays yes."""
+        scaling = self.gradients_normalised(step)
+        divisor = self.gradient_divisor(scaling) if scaling is not None else None
+        count = dotted_name(divisor) if divisor is not None else None
+        if count is None or self.accumulator(count) is None:
+            return False
+        if any(self.resets_beside(step.receiver)):
+            return False
+        region = self.iteration.region
+        runs_again_here = len(self.flow.graph.nodes[region.head].loops) > 1  # an epochs' loop in this function
+        return not runs_again_here or bool(self.flow.returning(region, count)) or not self.flow.entering(region, count)
+
+    def resets_beside(self, optimizer: str) -> Tuple[bool, bool]:
+        """(before, after): `optimizer.zero_grad()` (or the only optimizer's) among the statements just before
+        the loop, and just after it, in its block."""
+        if not self.enclosing:
+            return False, False
+        statements, index = self.enclosing[-1]
+        single = len(self.optimizer_names) == 1
+
+        def resets(block: Block) -> bool:
+            return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "zero_grad"
+                       and (single or dotted_name(call.func.value) == optimizer)
+                       for statement in block for call in calls_in(statement))
+
+        return resets(statements[:index]), resets(statements[index + 1:])
 
     # --- values carried across iterations ------------------------------------------------------
 
