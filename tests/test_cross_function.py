@@ -76,3 +76,22 @@ def test_no_fix_inserts_the_callers_names_into_a_called_function(tmp_path):
     target.write_text(source, encoding="utf-8")
     run("--fix", "--unsafe-fixes", target, "--no-cache")
     assert target.read_text(encoding="utf-8") == source
+
+
+def test_sites_one_call_runs_keep_the_order_of_the_called_function():
+    """`update()` steps the optimizer, then the scheduler (also through a second method): in that order,
+    though both are recorded at the loop's call."""
+    import libcst as cst
+
+    from torchlint.names import ModuleNames
+    from torchlint.training.loop import find_training_loops
+
+    source = (CORPUS / "tl009_trap_update_method_order.py").read_text(encoding="utf-8")
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    (optimizer_step,) = loop.optimizer_steps
+    (scheduler_step,) = loop.scheduler_steps
+    assert optimizer_step.point == scheduler_step.point
+    assert loop.dominates(optimizer_step, scheduler_step) and loop.precedes(optimizer_step, scheduler_step)
+    assert not loop.dominates(scheduler_step, optimizer_step) and not loop.precedes(scheduler_step, optimizer_step)
+    assert findings(CORPUS / "tl009_bug_helper_scheduler_first.py")[0]["line"] == 8

@@ -232,6 +232,25 @@ def test_function_level_definitions_entering_a_loop():
     assert [cst.Module([]).code_for_node(d.value) for d in entering] == ["init()"]
 
 
+@pytest.mark.parametrize("reset_inside, returning", [(False, ["tokens += n", "tokens = 0"]), (True, [])])
+def test_body_definitions_returning_to_the_loop_through_an_outer_loop(reset_inside, returning):
+    """A count set before the epochs runs on into the inner loop's next run; one set in each epoch does not."""
+    graph, flow, _, _ = _analyse(f"""
+        tokens = 0
+        for epoch in range(3):
+            {"tokens = 0" if reset_inside else "pass"}
+            for x in loader:
+                tokens += n
+                if done(x):
+                    tokens = 0
+    """)
+    inner = graph.owner.body.body[1].body.body[1]
+    found = sorted(cst.Module([]).code_for_node(d.syntax) for d in flow.returning(graph.region(inner), "tokens"))
+    assert found == returning
+    entering = [cst.Module([]).code_for_node(d.value) for d in flow.entering(graph.region(inner), "tokens")]
+    assert entering == ["0"]
+
+
 def test_branches_dominate_what_they_guard():
     _, _, iteration, (step, reset, log) = _analyse("""
         for i, x in enumerate(loader):

@@ -7,11 +7,14 @@ loop the loop sits in one or two functions among many. The analysis reads:
   the loop in it), and of every function whose name occurs there and whose
   text has `zero_grad`, the word `grad`, `detach`, `.data`, `Variable(`,
   `backward` or `.step(` in it, or whose name has `loss` in it, or that
-  returns what it builds with a class (the helpers a loop may call to reset or
-  rescale gradients, to detach a state, that run the backward or the step
-  for it, compute its loss or build a module for it: the analysis reads a helper's body only to find
-  `x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the detached values,
-  the loss or the new module it returns, and the backwards and steps it runs on every call,
+  returns what it builds with a class, or that slices (`data[i : i + block]`)
+  (the helpers a loop may call to reset or rescale gradients, to detach a
+  state, that run the backward or the step for it, compute its loss, build a
+  module for it or cut its batches from a packed stream,
+  `torchlint.training.tokens`: the analysis reads a helper's body only to find
+  `x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the
+  detached values, the loss or the new module it returns, the cuts, and the
+  backwards and steps it runs on every call,
   `torchlint.training.calls`);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
@@ -44,6 +47,7 @@ from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
 _HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(")
+_CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut from a stream (training.tokens)
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -68,8 +72,9 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
             helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
             # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
-            # whose returned loss training.origin follows
-            if _HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement):
+            # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
+            if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
+                    or _CUT.search(helper)):
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))

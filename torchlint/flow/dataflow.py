@@ -136,6 +136,16 @@ class FunctionFlow:
                     found[definition.index] = definition
         return [found[index] for index in sorted(found)]
 
+    def returning(self, region: LoopRegion, name: str) -> List[Definition]:
+        """Definitions of `name` made in the loop's body that reach its head again from outside it: through
+        an outer loop, into the loop's next run (`entering` leaves them out)."""
+        found: Dict[int, Definition] = {}
+        for pred in region.entry:
+            for definition in self.leaving(pred, name):
+                if definition.node in region.body:
+                    found[definition.index] = definition
+        return [found[index] for index in sorted(found)]
+
     def iteration(self, region: LoopRegion) -> "Iteration":
         iteration = self._iterations.get(region.head)
         if iteration is None:

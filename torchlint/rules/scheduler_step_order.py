@@ -8,6 +8,21 @@ while `optimizer.step()` is conditional (gradient accumulation). The
 optimizer is the one the scheduler was built on (`StepLR(opt_g, ...)`) when
 the code shows it, else the loop's first optimizer.
 
+Stepped on every micro-batch, a schedule is on time when its horizon counts
+micro-batches. The horizon is read from the scheduler's construction in the
+file (`T_max`, `total_iters`, `num_training_steps`, `OneCycleLR`'s
+`total_steps` or `epochs * steps_per_epoch`): the length of the iterable the
+loop runs times the epochs (`len(loader) * epochs`), or the `n` of
+`for it in range(n)`, is counted in micro-batches and not flagged; divided by
+the accumulation count (`len(loader) // accum * epochs`) it counts updates,
+and the schedule runs `N`× too fast. Where the code does not show the horizon
+(a value passed in, `LambdaLR`, `StepLR`'s `step_size`) the finding stands on
+what is sure: the schedule advances `N` steps per optimizer update. PyTorch's
+and Transformers' schedulers count `step()` calls, and are documented to be
+stepped after `optimizer.step()` with horizons given in updates
+(`num_training_steps`); the message says `N`× too fast unless the horizon
+counts micro-batches.
+
 ## Why is this bad?
 
 Since PyTorch 1.1 the scheduler must step after the optimizer. Stepping it
@@ -92,10 +107,16 @@ class SchedulerStepOrder(Rule):
                     condition = f"`{context.code(check.guard.test)}`"
                     if check.guard.negated:  # in the `else`, or after `if ...: continue`
                         condition += " is false"
+                    count = context.code(check.count)
+                    if loop.schedule_counts(scheduler, check) == "updates":
+                        consequence = (f"the schedule, whose horizon counts updates (divided by `{count}`), "
+                                       f"advances `{count}`× too fast.")
+                    else:
+                        consequence = (f"the schedule advances `{count}` steps per update, `{count}`× too fast "
+                                       f"unless its horizon counts micro-batches.")
                     message = (
                         f"`{sched_code}` runs on every micro-batch but `{step_code}` only when "
-                        f"{condition}: the schedule advances "
-                        f"`{context.code(check.count)}`× too fast."
+                        f"{condition}: {consequence}"
                     )
                 fix = context.move_after(scheduler, step, f"Move `{sched_code}` after `{step_code}`")
                 timeline = _timeline(loop, step, check) if problem == "every-microbatch" else None
@@ -104,6 +125,8 @@ class SchedulerStepOrder(Rule):
     @staticmethod
     def _problem(loop, scheduler, step, check) -> Optional[str]:
         if check is not None and not loop.once_per_window(scheduler, check):
+            if loop.schedule_counts(scheduler, check) == "micro-batches":
+                return None  # the schedule spans the run's micro-batches: stepped on each, it is on time
             return "every-microbatch"
         if loop.dominates(scheduler, step):
             return "before"

@@ -63,7 +63,11 @@ tokens as you go, and divide the gradients by that count before the step:
 
 Not flagged: per-sample means over a fixed batch size (plain `F.cross_entropy`
 on image classes, `MSELoss`), a segmentation loss over whole `(N, C, H, W)`
-maps with a void label (`ignore_index=255`: few, similar counts ignored), a sum-reduced token loss, a loss divided by a
+maps with a void label (`ignore_index=255`: few, similar counts ignored),
+targets cut at a fixed length from one packed token stream beside the inputs
+(`y = data[i + 1 : i + 1 + block]`, nanoGPT's `get_batch`, `buf[1:]` of a
+fixed `buf`: every micro-batch holds the same number of tokens, whatever
+`ignore_index=` says), a sum-reduced token loss, a loss divided by a
 token count rather than by `N`, gradients divided by the window's token count
 before the step (token-count normalisation, which TL003 checks), and a
 framework that divides by `N` itself (TL013 reports a division by hand there).
@@ -85,11 +89,12 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR
-from torchlint.names import ModuleNames, dotted_name, keyword, last_component
+from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
 from torchlint.training.frameworks import backward_scaling
 from torchlint.training.origin import Division, reduction
+from torchlint.training.tokens import fixed_token_count
 
 _TOKEN_LOSSES = frozenset({"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss"})
 _LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration")
@@ -247,7 +252,10 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
             if func.attr.value == "mean" and _masked(func.value, names):
                 return f"`{context.code(node)}`"
         how = _ignoring_criterion(context, node, names)
-        return how if how is not None and _over_sequences(loop, node, at) else None
+        if how is None or not _over_sequences(loop, node, at):
+            return None
+        # Targets cut at a fixed length from one packed stream: as many tokens in every micro-batch.
+        return None if fixed_token_count(loop, positional(node, 1) or keyword(node, "target"), at) else how
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
         if _summed(node.left, names) and _mask_count(loop, node.right, at, depth):
             return f"`{context.code(node)}`"

@@ -52,9 +52,15 @@ iterables whose length is known and lines up with `N` (`range(64)` with
 ...)), batch_size=8)` with constants for size, batch size and `drop_last`),
 endless iterables (`enumerate(itertools.cycle(loader))`), loops that leave
 out a last partial window (`if i // N >= windows_per_epoch: continue`), and
-gradients normalised by hand before the step (token-count normalisation:
-`scale_grads(model, 1 / num_tokens)`), where the micro-batches left over
-join the next window with their weight when the count runs on.
+gradients normalised by hand before the step by a running count (token-count
+normalisation: `num_tokens += n` ... `scale_grads(model, 1 / num_tokens)`),
+where the micro-batches left over join the next window with their weight:
+only when the count and the gradients run on together. A count started again
+in each epoch while the gradients run on (`for epoch ...: num_tokens = 0`),
+or gradients reset beside the loop (`optimizer.zero_grad()` just before or
+after it) while the count runs on, leave the last window misweighted or
+thrown away: flagged. A division by a constant (`p.grad.div_(accum_steps)`)
+is not a normalisation: flagged like `loss / accum_steps`.
 
 ## Fix safety
 
@@ -324,7 +330,7 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
     """Steps whose window condition does not line up with the loop's last micro-batch, with the value
     the condition's operand has on the first micro-batch (1 for `(i + 1) % N == 0` over `enumerate`)."""
     found = []
-    for step in loop.optimizer_steps:
+    for step in loop.window_steps:  # `scaler.step(opt)` / `opt.step()` of one window: one finding
         if step.depth != 0 or not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
             continue
         for check in loop.accumulation_checks(step):
@@ -348,7 +354,7 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 continue
             if _closes_on_last(loop, counter, check.count, first, names) or _whole_windows_only(loop, step, check):
                 continue
-            if loop.gradients_normalised(step) is not None:
+            if loop.normalisation_carries_over(step):
                 continue  # normalised by a running count: left-over micro-batches join the next window, weighed
             found.append((step, check, counter, first))
             break
@@ -470,14 +476,4 @@ def _fate(loop: TrainingLoop, optimizer: str) -> str:
 
 def _reset_before(loop: TrainingLoop, optimizer: str) -> bool:
     """`optimizer.zero_grad()` (or the only optimizer's model's) in the statements just before the loop."""
-    if not loop.enclosing:
-        return False
-    statements, index = loop.enclosing[-1]
-    single = len(loop.optimizer_names) == 1
-    for statement in statements[:index]:
-        for call in calls_in(statement):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad" \
-                    and (single or dotted_name(func.value) == optimizer):
-                return True
-    return False
+    return loop.resets_beside(optimizer)[0]

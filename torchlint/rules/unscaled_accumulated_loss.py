@@ -8,7 +8,10 @@ also in the `else` of such a test or after `if (i + 1) % N != 0: continue`)
 when the loss is a mean (any torch criterion without `reduction='sum'`, an
 `F.*` loss, Hugging Face `outputs.loss`, or an unknown callable, since
 PyTorch's default reduction is the mean) and is not divided by the
-accumulation count before `backward()`.
+accumulation count before `backward()`. The same loss backpropagated on
+either branch of an `if` (`scaler.scale(loss).backward()` with AMP,
+`loss.backward()` without) is one bug: one finding, at the first, whose fix
+divides the loss once, before the `if`.
 
 The backward may run in a function of the same file that the loop calls
 (`self.training_step(batch)`, a nested `micro_step(...)`), and the loss may
@@ -64,7 +67,13 @@ n_tokens`, a helper of the file that scales every gradient, or a library
 one named for it like `scale_grads(model, 1 / n_tokens)`) is the right way
 to accumulate token means. Gradients divided by the window's count while
 the mean loss was *not* multiplied by its own count are reported, without a
-fix: the gradient comes out too small. A division that only some paths make is not
+fix: the gradient comes out too small. Gradients divided in place by a
+constant once per window, after its backwards and before the step
+(`for p in model.parameters(): p.grad.div_(accum_steps)`, `p.grad /= 4`,
+a config value the loop does not assign), are the same as `loss /
+accum_steps`: not flagged; divided so on every micro-batch, the earlier
+micro-batches' gradients are divided again and again: reported, without a
+fix. A division that only some paths make is not
 enough (`if use_amp: loss = loss / n`), except one whose condition tests
 the count itself (`if n > 1: loss = loss / n`).
 
@@ -106,17 +115,25 @@ class UnscaledAccumulatedLoss(Rule):
                 check = loop.accumulation_check(step)
                 if check is None:
                     continue
+                if loop.gradients_divided(step, check) is not None:
+                    continue  # `p.grad.div_(accum)` once per window: the same as `loss / accum`
+                repeated = loop.constant_gradient_divisions(step)
                 normalised = loop.gradients_normalised(step)
                 for backward, origin in _micro_batch_losses(context, loop, step, check):
                     if id(backward) in reported or origin.divided or not origin.is_mean:
                         continue
                     if normalised is not None and origin.weighted:
                         continue  # token-count normalisation: `loss * n_tokens`, gradients divided by the window's
-                    reported.add(id(backward))
-                    if normalised is not None:
+                    # The same loss's backward on the other branch (`scaler.scale(loss).backward()` /
+                    # `loss.backward()`) is the same bug: one finding, whose fix divides before the branches.
+                    others = loop.alternatives(backward)
+                    reported.update(id(site) for site in (backward, *others))
+                    if repeated:
+                        yield self._divided_every_microbatch(context, backward, check, repeated[0], origin)
+                    elif normalised is not None:
                         yield self._unweighted(context, backward, step, normalised, origin)
                     else:
-                        finding = self._finding(context, loop, backward, step, check, origin)
+                        finding = self._finding(context, loop, backward, step, check, origin, others)
                         yield replace(finding, timeline=_timeline(loop, step, check))
             yield from self._sliced(context, loop)
 
@@ -148,6 +165,19 @@ class UnscaledAccumulatedLoss(Rule):
             yield Finding(backward.node, message)
 
     @staticmethod
+    def _divided_every_microbatch(context, backward, check, division, origin) -> Finding:
+        """The gradients are divided by a constant on every micro-batch, not once per window."""
+        loss, count = context.code(backward.loss), context.code(check.count)
+        source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+        message = (
+            f"`{loss}` is a mean over each micro-batch{source}, and `{context.code(division.node)}` divides the "
+            f"gradients on every micro-batch, not once per window of `{count}`: the gradients the window's earlier "
+            f"micro-batches left are divided again with each later one, so they weigh less and less. Divide "
+            f"`{loss}` by `{count}` before `backward()` instead (or divide the gradients once, just before the step)."
+        )
+        return Finding(backward.node, message)
+
+    @staticmethod
     def _unweighted(context, backward, step, normalised, origin) -> Finding:
         """The gradients are divided by the window's count, but the loss was not multiplied by its own."""
         loss = context.code(backward.loss)
@@ -160,20 +190,28 @@ class UnscaledAccumulatedLoss(Rule):
         )
         return Finding(backward.node, message)
 
-    def _finding(self, context, loop, backward, step, check, origin) -> Finding:
+    def _finding(self, context, loop, backward, step, check, origin, others=()) -> Finding:
         loss = context.code(backward.loss)
         count = context.code(check.count)
         source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+        also = "".join(f" (nor before `{context.code(other.node)}` at line {context.site_line(other)})"
+                       for other in others)
         message = (
             f"`{loss}` is a mean over each micro-batch{source} but is not divided by `{count}` before "
-            f"`backward()`: the gradients of `{count}` micro-batches are summed, so each "
+            f"`backward()`{also}: the gradients of `{count}` micro-batches are summed, so each "
             f"`{step.receiver}.step()` applies `{count}`× the large-batch gradient."
         )
         divisor = count if isinstance(check.count, _ATOMS) else f"({count})"
         # `loss = loss / N` would also change what the loop reads of `loss` after the backward (the logged
         # loss): divide the backward's argument alone there.
-        if isinstance(backward.loss, cst.Name) and backward.on_own_line and not (
-                backward.via is None and loop.read_later(loss, backward)):
+        read_later = backward.via is None and loop.read_later(loss, backward)
+        if others:
+            # Divided once, before the `if` whose branches hold the backwards.
+            split = loop.split_between(backward, others[0]) if len(others) == 1 else None
+            if split is None or not isinstance(backward.loss, cst.Name) or read_later:
+                return Finding(backward.node, message)
+            edit = context.insert_line_before(split, f"{loss} = {loss} / {divisor}")
+        elif isinstance(backward.loss, cst.Name) and backward.on_own_line and not read_later:
             edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
         else:
             scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"

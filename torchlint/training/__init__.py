@@ -4,6 +4,7 @@
 - `roles`: what the receivers are (optimizer, scheduler, scaler, framework) and what helpers do to gradients;
 - `windows`: micro-batch counters and the conditions that step once per accumulation window;
 - `origin`: where a loss comes from, its reduction, and whether it was divided on every path;
+- `tokens`: whether every micro-batch's targets hold the same number of tokens (cut from a packed stream);
 - `graph`: which values carry an autograd graph and what cuts it (one table of effects);
 - `loop`: the `TrainingLoop` facade that answers the questions more than one rule asks.
 

@@ -44,6 +44,7 @@ class Via:
     node: int  # the site's node in that flow's graph
     statement: cst.CSTNode  # the statement holding the site, in that function
     renames: Tuple[Tuple[str, str], ...] = ()  # the function's parameters -> what the loop passed
+    order: int = 0  # the order in which the sites of one call of the loop run (they share the call's point)
 
     @property
     def name(self) -> str:
@@ -200,8 +201,9 @@ class Functions:
         return self._work[id(function)]
 
     def inlined(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> Iterator[Tuple[Inner, Via]]:
-        """What a call in a loop runs on every call, with where it is; two functions deep."""
-        yield from self._inlined(call, caller, (), 1)
+        """What a call in a loop runs on every call, with where it is, in the order it runs; two functions deep."""
+        for order, (inner, via) in enumerate(self._inlined(call, caller, (), 1)):
+            yield inner, dataclasses.replace(via, order=order)
 
     def _inlined(self, call: cst.Call, caller: Optional[cst.FunctionDef], renames: Tuple[Tuple[str, str], ...],
                  depth: int) -> Iterator[Tuple[Inner, Via]]:
@@ -209,16 +211,18 @@ class Functions:
         if function is None or function is caller:
             return
         here = _compose(_renames(call, function), renames)
-        for inner in self.runs(function):
-            yield inner, Via(call, function, inner.flow, inner.node, inner.statement, here)
-        if depth >= MAX_DEPTH or not _returns_only_at_end(function):
+        own = {id(inner.call): inner for inner in self.runs(function)}
+        nested = depth < MAX_DEPTH and _returns_only_at_end(function)
+        if not own and not nested:
             return
         for statement in _every_call_statements(block_of(function)):
-            for nested_call in calls_in(statement):
-                if _interesting(nested_call, self.names):
-                    continue
-                for inner, via in self._inlined(nested_call, function, here, depth + 1):
-                    yield inner, dataclasses.replace(via, call=call)  # recorded at the loop's own call
+            for inner_call in calls_in(statement):
+                inner = own.get(id(inner_call))
+                if inner is not None:
+                    yield inner, Via(call, function, inner.flow, inner.node, inner.statement, here)
+                elif nested and not _interesting(inner_call, self.names):
+                    for deeper, via in self._inlined(inner_call, function, here, depth + 1):
+                        yield deeper, dataclasses.replace(via, call=call)  # recorded at the loop's own call
 
     def by_name(self, callee: str) -> Optional[cst.FunctionDef]:
         """The function a call of `callee` runs, read without the caller: `compute_loss` of the module,
@@ -227,6 +231,11 @@ class Functions:
             found = [methods[callee[5:]] for methods in self.methods.values() if callee[5:] in methods]
             return found[0] if len(found) == 1 else None
         return self.module_functions.get(callee)
+
+    def method_of_class(self, class_name: str, method: str) -> Optional[cst.FunctionDef]:
+        """`next_batch` of the file's one class named `class_name` (or of its bases in the file)."""
+        found = [class_def for class_def in self._classes if class_def.name.value == class_name]
+        return self._method(found[0], method, 0) if len(found) == 1 else None
 
     def returns(self, function: cst.FunctionDef) -> List[Tuple[cst.BaseExpression, int]]:
         """Each value `function` returns, with the node of its `return` in the function's graph."""

@@ -35,7 +35,7 @@ from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
     Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite, guards_of,
 )
-from torchlint.training.windows import AccumulationCheck, LoopCounter
+from torchlint.training.windows import AccumulationCheck, LoopCounter, is_number
 from torchlint.walk import calls_in, preorder
 
 Loop = Union[cst.For, cst.While]
@@ -82,8 +82,21 @@ class TrainingLoop:
     def _point(where: Where) -> Tuple[int, int]:
         return where.point if isinstance(where, Site) else (where, 0)
 
+    @staticmethod
+    def _in_one_call(a: Where, b: Where) -> Optional[int]:
+        """Two sites one call of the loop runs (`update()` running `opt.step()` then `sched.step()`): they
+        share the call's point, and run, on every call, in the order of the function's statements. Their
+        order (negative: `a` first), else None."""
+        if isinstance(a, Site) and isinstance(b, Site) and a.via is not None and b.via is not None \
+                and a.point == b.point and a.via.call is b.via.call:
+            return a.via.order - b.via.order
+        return None
+
     def dominates(self, a: Where, b: Where) -> bool:
         """Whenever `b` runs, `a` has run before it in the same iteration."""
+        order = self._in_one_call(a, b)
+        if order is not None:
+            return order <= 0
         return self.iteration.dominates(self._point(a), self._point(b))
 
     def runs_whenever(self, a: Where, b: Where) -> bool:
@@ -92,10 +105,16 @@ class TrainingLoop:
 
     def precedes(self, a: Where, b: Where) -> bool:
         """`a` may run before `b` in the same iteration."""
+        order = self._in_one_call(a, b)
+        if order is not None:
+            return order < 0
         return self.iteration.precedes(self._point(a), self._point(b))
 
     def reaches(self, a: Where, b: Where, avoiding: FrozenSet[int] = frozenset(), around: bool = True) -> bool:
         """A path from `a` to `b` through no node in `avoiding`, into a later iteration if `around`."""
+        order = self._in_one_call(a, b)
+        if order is not None and order < 0:
+            return True
         return self.iteration.reaches(self._point(a), self._point(b), avoiding, around)
 
     def reaching(self, name: str, where: Where) -> List[Definition]:
@@ -148,6 +167,65 @@ class TrainingLoop:
     @property
     def scheduler_steps(self) -> Tuple[StepSite, ...]:
         return tuple(s for s in self.steps if s.receiver in self.scheduler_names and not s.via_scaler)
+
+    @property
+    def window_steps(self) -> Tuple[StepSite, ...]:
+        """The optimizer steps, one per window: of the steps that are `alternatives` of each other
+        (`if use_amp: scaler.step(opt)` / `else: opt.step()`), the first. A rule about the window (what its
+        condition does, what its backwards add up to) reports it once."""
+        return self._remember(("window_steps",), lambda: tuple(
+            step for step in self.optimizer_steps
+            if not any(other.order < step.order for other in self.alternatives(step))))
+
+    def alternatives(self, site: Site) -> Tuple[Site, ...]:
+        """The sites that stand for the same action as `site` on other branches of the iteration, one of which
+        runs: the same optimizer's step under the same window conditions (`scaler.step(opt)` with AMP,
+        `opt.step()` without), or the backward of the same loss value (`scaler.scale(loss).backward()` /
+        `loss.backward()`). Neither runs before the other in an iteration."""
+        return self._remember(("alternatives", id(site)), lambda: tuple(self._alternatives(site)))
+
+    def _alternatives(self, site: Site) -> Iterator[Site]:
+        if site.depth != 0 or site.via is not None:
+            return
+        if isinstance(site, StepSite):
+            candidates: Sequence[Site] = [s for s in self.optimizer_steps if s.receiver == site.receiver]
+        elif isinstance(site, BackwardSite) and site.loss_name is not None:
+            candidates = [b for b in self.own_backwards if b.loss_name == site.loss_name
+                          and "distributed" not in (b.kind, site.kind)]
+        else:
+            return
+        for other in candidates:
+            if other is site or other.depth != 0 or other.via is not None:
+                continue
+            if self.precedes(site, other) or self.precedes(other, site):
+                continue
+            if isinstance(site, StepSite) and not self._same_windows(site, other):
+                continue
+            if isinstance(site, BackwardSite) and not self._same_value(site.loss_name, site, other):
+                continue
+            yield other
+
+    def _same_windows(self, a: StepSite, b: StepSite) -> bool:
+        first, second = self.accumulation_checks(a), self.accumulation_checks(b)
+        return len(first) == len(second) and all(x.same_window(y) for x, y in zip(first, second))
+
+    def _same_value(self, name: str, a: Site, b: Site) -> bool:
+        """`name` has the same definitions reaching `a` and `b`."""
+        return {id(d) for d in self.reaching(name, a)} == {id(d) for d in self.reaching(name, b)}
+
+    def split_between(self, a: Site, b: Site) -> Optional[cst.If]:
+        """The `if` statement whose branches `a` and `b` take (`if use_amp: ... else: ...`), when it is a
+        statement of its own (not an `elif`): a line inserted before it runs before either."""
+        for guard in a.guards:
+            for other in b.guards:
+                if guard.node is other.node and guard.negated != other.negated and isinstance(guard.node, cst.If):
+                    if guard.after_continue or other.after_continue or self._is_elif(guard.node):
+                        return None
+                    return guard.node
+        return None
+
+    def _is_elif(self, statement: cst.If) -> bool:
+        return any(isinstance(part, cst.If) and part.orelse is statement for part in preorder(self.node))
 
     def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
         for counter in self.counters:
@@ -233,6 +311,84 @@ class TrainingLoop:
             return True
         return any(own.same_window(check) for guard in site.guards for own in self._checks_of(guard))
 
+    def schedule_counts(self, scheduler: StepSite, check: AccumulationCheck) -> Optional[str]:
+        """What the horizon of `scheduler`'s schedule counts, read from its construction in the file:
+        "micro-batches" when it is the number of micro-batches this loop runs (`len(loader) * epochs`,
+        `OneCycleLR(..., steps_per_epoch=len(loader), epochs=E)`, the `n` of `for i in range(n)`): stepped on
+        every micro-batch, it spans the run; "updates" when it is divided by `check`'s count
+        (`len(loader) // accum * epochs`); None when the code does not show which."""
+        if self.names is None:
+            return None
+        built = self.value_before_loop(scheduler.receiver)  # else the file's bindings (`self.scheduler = ...`)
+        horizons = roles.scheduler_horizons([built] if built is not None else
+                                            self.names.values_of(scheduler.receiver), self.names)
+        if horizons is None:
+            return None
+        units = {self._horizon_unit(factors, check) for factors in horizons}
+        return units.pop() if len(units) == 1 else None
+
+    def _horizon_unit(self, factors: Tuple[cst.BaseExpression, ...], check: AccumulationCheck) -> Optional[str]:
+        counted = self._counted_iterable()
+        if isinstance(counted, cst.Call) and dotted_name(counted.func) == "range" and len(counted.args) == 1 \
+                and len(factors) == 1 and self._same_expression(factors[0], counted.args[0].value):
+            return "micro-batches"  # `for it in range(max_iters * accum)` and `T_max=max_iters * accum`
+        found = set()
+        pending = [(factor, 0) for factor in factors]
+        while pending:
+            node, depth = pending.pop()
+            if depth > 6:
+                return None
+            if isinstance(node, cst.BinaryOperation):
+                if isinstance(node.operator, cst.Multiply):
+                    pending += [(node.left, depth + 1), (node.right, depth + 1)]
+                elif isinstance(node.operator, (cst.Divide, cst.FloorDivide)) and self.same_count(node.right, check.count):
+                    found.add("updates")
+                    pending.append((node.left, depth + 1))
+                else:
+                    return None  # divided by something else, or a sum: not a count of either
+            elif isinstance(node, cst.Call):
+                callee = dotted_name(node.func)
+                argument = positional(node, 0)
+                if callee == "len" and argument is not None and counted is not None \
+                        and self._same_iterable(argument, counted):
+                    found.add("len")
+                elif callee in ("int", "math.ceil", "math.floor", "round", "ceil", "floor") and argument is not None:
+                    pending.append((argument, depth + 1))
+            elif dotted_name(node) is not None:
+                value = self.known_value(dotted_name(node))
+                if value is not None:
+                    pending.append((value, depth + 1))
+        if "updates" in found:
+            return "updates"
+        return "micro-batches" if "len" in found else None
+
+    def _counted_iterable(self) -> Optional[cst.BaseExpression]:
+        """What this loop runs over: `loader` of `for i, batch in enumerate(tqdm(loader))`, `range(n)`."""
+        header = next((c for c in self.counters if c.source in ("enumerate", "range")), None)
+        if header is not None:
+            return header.iterable
+        if not isinstance(self.node, cst.For):
+            return None
+        iterable = windows.unwrap(self.node.iter)
+        if isinstance(iterable, cst.Name):
+            before = self.value_before_loop(iterable.value)
+            iterable = windows.unwrap(before) if before is not None else iterable
+        return iterable
+
+    def _same_iterable(self, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+        """`train_loader` and `self.train_loader = train_loader` (or `accelerator.prepare(...)` of it)."""
+        first, second = dotted_name(a), dotted_name(b)
+        if first is None or second is None:
+            return False
+        return first == second or (self.names is not None and second in self.names.aliases_of(first))
+
+    def _same_expression(self, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+        if a.deep_equals(b):
+            return True
+        name = dotted_name(a)
+        value = self.known_value(name) if name is not None else None
+        return value is not None and value.deep_equals(b)
+
     def accumulated_backwards(self, step: StepSite, check: AccumulationCheck) -> List[BackwardSite]:
         """Backwards whose gradients wait, over several iterations, for `step` under `check`."""
         found = []
@@ -262,12 +418,93 @@ class TrainingLoop:
 
     def gradients_normalised(self, step: StepSite) -> Optional[ScaleSite]:
         """The in-place rescaling of the gradients (`p.grad.div_(n_tokens)`, `scale_grads(model, 1 / n)`)
-        that may run after a backward and before `step`: the window is normalised by hand, as token-count
-        normalisation does. (It may sit under a flag of its own, `if not optimizer_in_backward:`.)"""
-        for scaling in self.scalings:
-            if self.precedes(scaling, step) and any(self.precedes(b, scaling) for b in self.loop_backwards):
+        that may run after a backward and before `step`, by a count that is not a constant: the window is
+        normalised by hand, as token-count normalisation does. (It may sit under a flag of its own,
+        `if not optimizer_in_backward:`.) A division by a constant is `gradients_divided`'s."""
+        for scaling in self._scalings_before(step):
+            if self.divides_by_constant(scaling) is not True:
                 return scaling
         return None
+
+    def gradients_divided(self, step: StepSite, check: AccumulationCheck) -> Optional[ScaleSite]:
+        """The window's gradients divided in place by a constant once, after its backwards and before `step`
+        (`if (i + 1) % n == 0: for p in model.parameters(): p.grad.div_(n)`): the same as dividing each
+        micro-batch's loss by it. (Divided on every micro-batch, earlier micro-batches' gradients would be
+        divided again and again.)"""
+        for scaling in self.constant_gradient_divisions(step):
+            if self.once_per_window(scaling, check):
+                return scaling
+        return None
+
+    def constant_gradient_divisions(self, step: StepSite) -> List[ScaleSite]:
+        """The in-place divisions of the gradients by a constant that may run after a backward and before
+        `step`, once per window or not."""
+        return [scaling for scaling in self._scalings_before(step) if self.divides_by_constant(scaling) is True]
+
+    def _scalings_before(self, step: StepSite) -> Iterator[ScaleSite]:
+        for scaling in self.scalings:
+            if self.precedes(scaling, step) and any(self.precedes(b, scaling) for b in self.loop_backwards):
+                yield scaling
+
+    def gradient_divisor(self, scaling: ScaleSite) -> Optional[cst.BaseExpression]:
+        """What `scaling` divides the gradients by (`roles.grad_divisor`)."""
+        return roles.grad_divisor(scaling.node, self.names, self.function) if self.names is not None else None
+
+    def divides_by_constant(self, scaling: ScaleSite) -> Optional[bool]:
+        """True when `scaling`'s divisor keeps its value through the loop (a number, `accum_steps`,
+        `args.gradient_accumulation_steps`: nothing in the loop assigns it); False when the loop assigns it
+        (a running token count, `num_tokens += n`); None when the code does not say."""
+        divisor = self.gradient_divisor(scaling)
+        if divisor is None:
+            return None
+        return self._constant(divisor)
+
+    def _constant(self, node: cst.BaseExpression) -> Optional[bool]:
+        if is_number(node):
+            return True
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._constant(node.left), self._constant(node.right)
+            return False if False in (left, right) else True if left and right else None
+        name = dotted_name(node)
+        if name is None:
+            return None
+        return not any(definition.name == name for index in self.iteration.region.body
+                       for definition in self.flow.graph.nodes[index].definitions)
+
+    def normalisation_carries_over(self, step: StepSite) -> bool:
+        """Micro-batches left over at the loop's end are weighed right by the window that takes them up: the
+        gradients are normalised by a running count (`num_tokens += n` ... `p.grad.div_(num_tokens)`) and no
+        gradient reset sits beside the loop (`optimizer.zero_grad()` just before or after it: the left-over
+        gradients would be thrown away while a carried count still counts them), and the count is not seen to
+        start again where the gradients do not: in an epochs' loop around this one, its value at the end comes
+        back to the loop's head (`num_tokens = 0` before the epochs, not inside them). Where no loop around
+        it shows how the loop runs again (a function called once per epoch), the count set before the loop
+        tells nothing of the gradients it meets: the answer stays yes."""
+        scaling = self.gradients_normalised(step)
+        divisor = self.gradient_divisor(scaling) if scaling is not None else None
+        count = dotted_name(divisor) if divisor is not None else None
+        if count is None or self.accumulator(count) is None:
+            return False
+        if any(self.resets_beside(step.receiver)):
+            return False
+        region = self.iteration.region
+        runs_again_here = len(self.flow.graph.nodes[region.head].loops) > 1  # an epochs' loop in this function
+        return not runs_again_here or bool(self.flow.returning(region, count)) or not self.flow.entering(region, count)
+
+    def resets_beside(self, optimizer: str) -> Tuple[bool, bool]:
+        """(before, after): `optimizer.zero_grad()` (or the only optimizer's) among the statements just before
+        the loop, and just after it, in its block."""
+        if not self.enclosing:
+            return False, False
+        statements, index = self.enclosing[-1]
+        single = len(self.optimizer_names) == 1
+
+        def resets(block: Block) -> bool:
+            return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "zero_grad"
+                       and (single or dotted_name(call.func.value) == optimizer)
+                       for statement in block for call in calls_in(statement))
+
+        return resets(statements[:index]), resets(statements[index + 1:])
 
     # --- values carried across iterations ------------------------------------------------------
 

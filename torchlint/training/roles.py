@@ -93,6 +93,43 @@ def is_scheduler(receiver: str, names: ModuleNames) -> bool:
     return "sched" in last_component(receiver).lower()
 
 
+# Where a scheduler's horizon (the number of `step()` calls its schedule spans) sits in its constructor:
+# (keyword, position) of each factor. OneCycleLR's is `total_steps`, else `epochs * steps_per_epoch`.
+_HORIZONS = {
+    "CosineAnnealingLR": ((("T_max", 1),),),
+    "LinearLR": ((("total_iters", 3),),),
+    "ConstantLR": ((("total_iters", 2),),),
+    "PolynomialLR": ((("total_iters", 1),),),
+    "OneCycleLR": ((("total_steps", 2),), (("epochs", 3), ("steps_per_epoch", 4))),
+    "get_linear_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_cosine_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_cosine_with_hard_restarts_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_polynomial_decay_schedule_with_warmup": ((("num_training_steps", 2),),),
+    "get_scheduler": ((("num_training_steps", 3),),),
+}
+_SCHEDULE_PACKAGES = ("torch.optim.lr_scheduler.", "transformers.")
+
+
+def scheduler_horizons(constructions: Sequence[cst.BaseExpression],
+                       names: ModuleNames) -> Optional[List[Tuple[cst.BaseExpression, ...]]]:
+    """For each construction of a scheduler, the factors whose product is its horizon: `(T_max,)` of
+    `CosineAnnealingLR(opt, T_max=...)`, `(epochs, steps_per_epoch)` of a `OneCycleLR`. None when a
+    construction is not one of these or does not show its horizon (a `LambdaLR`)."""
+    found = []
+    for value in constructions:
+        qualified = names.callee(value) if isinstance(value, cst.Call) else None
+        if qualified is None or not qualified.startswith(_SCHEDULE_PACKAGES):
+            return None
+        for spelling in _HORIZONS.get(last_component(qualified), ()):
+            factors = tuple(keyword(value, word) or positional(value, index) for word, index in spelling)
+            if all(factor is not None for factor in factors):
+                found.append(factors)
+                break
+        else:
+            return None
+    return found or None
+
+
 def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset: Iterable[str]) -> bool:
     """`receiver` is an optimizer: built by an optimizer class or factory, stepped through a scaler
     (`scaler.step(receiver)`), reset (`receiver.zero_grad()`) in the loop or its function, or named like one."""
@@ -223,6 +260,85 @@ def scales_grad_assignment(target: cst.BaseExpression, operator: str, value: Opt
     return (operator == "=" and isinstance(value, cst.BinaryOperation)
             and isinstance(value.operator, (cst.Divide, cst.Multiply))
             and dotted_name(value.left) == dotted_name(target))
+
+
+def grad_divisor(node: cst.CSTNode, names: ModuleNames,
+                 caller: Optional[cst.FunctionDef] = None) -> Optional[cst.BaseExpression]:
+    """What a rescaling of the gradients divides them by: `n` of `p.grad.div_(n)`, `p.grad /= n`,
+    `p.grad.mul_(1 / n)`, `p.grad = p.grad / n`, `torch._foreach_div_(grads, n)`, a library helper handed
+    `1 / n` (`scale_grads(model, 1 / n)`); for a helper of this file, the argument its parameter receives
+    (`normalise(model, seen)` doing `p.grad /= count`). None when the code does not say."""
+    factor = _grad_factor(node, names)
+    if factor is not None:
+        operation, operand = factor
+        return operand if operation == "div" else _denominator(operand)
+    if not isinstance(node, cst.Call):
+        return None
+    found = helpers(dotted_name(node.func), names, caller)
+    if not found:  # a library helper named for it: handed `1 / n`
+        handed = [_denominator(arg.value) for arg in node.args] if scales_grad_call(node, names) else []
+        return next((divisor for divisor in handed if divisor is not None), None)
+    if len(found) != 1:
+        return None
+    function = found[0]
+    factors = {(operation, dotted_name(operand)) for part in preorder(function.body)
+               for operation, operand in [_grad_factor(part, names) or ("", None)] if operation}
+    if len(factors) != 1:
+        return None
+    ((operation, parameter),) = factors
+    argument = _argument_for(node, function, parameter) if parameter is not None else None
+    if argument is None:
+        return None
+    return argument if operation == "div" else _denominator(argument)
+
+
+def _grad_factor(node: cst.CSTNode, names: ModuleNames) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """("div", n) or ("mul", f) for an in-place rescaling of a gradient by one operand."""
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _SCALING_METHODS and ends_in_grad(func.value) \
+                and positional(node, 0) is not None:
+            return ("div" if func.attr.value == "div_" else "mul"), positional(node, 0)
+        qualified = names.callee(node)
+        if qualified in _FOREACH_SCALINGS and positional(node, 1) is not None:
+            return ("div" if qualified.endswith("div_") else "mul"), positional(node, 1)
+        return None
+    if isinstance(node, cst.AugAssign) and ends_in_grad(node.target):
+        if isinstance(node.operator, cst.DivideAssign):
+            return "div", node.value
+        if isinstance(node.operator, cst.MultiplyAssign):
+            return "mul", node.value
+        return None
+    if isinstance(node, cst.Assign) and len(node.targets) == 1 and ends_in_grad(node.targets[0].target):
+        value = node.value
+        if isinstance(value, cst.BinaryOperation) \
+                and dotted_name(value.left) == dotted_name(node.targets[0].target):
+            if isinstance(value.operator, cst.Divide):
+                return "div", value.right
+            if isinstance(value.operator, cst.Multiply):
+                return "mul", value.right
+    return None
+
+
+def _denominator(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`n` of `1 / n` (or `1.0 / n`)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) \
+            and isinstance(node.left, (cst.Integer, cst.Float)) and float(node.left.value) == 1.0:
+        return node.right
+    return None
+
+
+def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+    """What `call` passes for `function`'s parameter `parameter` (by keyword or position, `self` skipped)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == parameter:
+            return arg.value
+    ordered = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if ordered and ordered[0] == "self" and isinstance(call.func, cst.Attribute):
+        ordered = ordered[1:]
+    if parameter not in ordered:
+        return None
+    return positional(call, ordered.index(parameter))
 
 
 class GradWork:
