@@ -637,12 +637,17 @@ class TrainingLoop:
         return self._remember(("graph-before", name),
                               lambda: self._graph_of(self.flow.entering(self.iteration.region, name), name, 0))
 
-    def _graph_of(self, definitions: List[Definition], name: str, depth: int) -> str:
+    def _graph_of(self, definitions: List[Definition], name: str, depth: int,
+                  flow: Optional[FunctionFlow] = None) -> str:
+        """The graph state of `name` given the definitions of it that reach, in the loop's function or, with
+        `flow`, in a function of the file it called to get the value."""
         if depth > 4:
             return graph.UNKNOWN
-        if name in self._callables():
+        own = flow is None
+        flow = flow or self.flow
+        if own and name in self._callables():
             return graph.NO  # called, or its `.parameters()` read: a module or a function, not a tensor
-        if name in self._optimized_tensors():
+        if own and name in self._optimized_tensors():
             return graph.NO  # a torch optimizer takes leaves only ("can't optimize a non-leaf Tensor")
         if not definitions:
             return self._graph_bound_elsewhere(name)
@@ -651,18 +656,41 @@ class TrainingLoop:
             if definition.kind in ("target", "del") or graph.cuts(definition, self.names):
                 states.append(graph.NO)  # a batch from a loop's iterable, an import, a class; detached
             elif definition.kind == "parameter":
-                states.append(self._parameter_graph(name))
+                states.append(self._parameter_graph(name) if own else
+                              graph.NO if name in ("self", "cls") else graph.UNKNOWN)
             elif definition.kind == "assign" and self.names is not None:
                 at = definition.node
-                if _grad_off(self.flow.graph.nodes[at].contexts, self.names):
+                if _grad_off(flow.graph.nodes[at].contexts, self.names):
                     states.append(graph.NO)  # computed under `torch.no_grad()`
                     continue
-                states.append(graph.graph_state(
+                returned = self._returned_graph(definition, depth) if definition.unpacked else None
+                states.append(returned if returned is not None else graph.graph_state(
                     definition.value, self.names,
-                    lambda other: self._graph_of(self.flow.reaching(at, other), other, depth + 1)))
+                    lambda other, at=at: self._graph_of(flow.reaching(at, other), other, depth + 1, flow)))
             else:
                 states.append(graph.UNKNOWN)
         return graph.combine(states)
+
+    def _returned_graph(self, definition: Definition, depth: int) -> Optional[str]:
+        """`s, a, r = self.make_batch()`: the graph state of that slot of every `return` of the function of
+        this file, read in its own flow; None where the call or the slot cannot be followed."""
+        value = definition.value
+        if not isinstance(value, cst.Call) or self.functions is None or not definition.position:
+            return None
+        function = self.functions.callee(value, self.function)
+        if function is None:
+            return None
+        flow = self.functions.flow(function)
+        states = []
+        for returned, node in self.functions.returns(function):
+            for index in definition.position:
+                if not isinstance(returned, (cst.Tuple, cst.List)) or index >= len(returned.elements):
+                    return None
+                returned = returned.elements[index].value
+            states.append(graph.graph_state(
+                returned, self.names,
+                lambda other, node=node: self._graph_of(flow.reaching(node, other), other, depth + 1, flow)))
+        return graph.combine(states) if states else None
 
     def graph_brought_in(self, expression: cst.BaseExpression, where: Where,
                          stops: FrozenSet[str] = frozenset()) -> Optional[str]:
