@@ -175,3 +175,13 @@ def test_a_cell_indented_as_a_whole_is_read_as_ipython_runs_it(torchlint, tmp_pa
     # A cell whose lines are not all indented alike is not one IPython would run: it still does not parse.
     path.write_text(notebook(SETUP, " x = 1\ny = 2\n"))
     assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL000", 2, 1)]
+
+
+def test_a_walked_notebook_whose_only_backward_is_in_a_broken_cell_still_reports_it(torchlint, tmp_path):
+    """The cell is checked with the notebook (which mentions `backward(`); leaving it out of the program must
+    not make the walk skip the notebook and lose its TL000."""
+    pseudo = "for x, y i DataLoader(data):\n    model.zero_grad(). # reset\n    loss(model(x), y).backward()\n"
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb" / "guide.ipynb").write_text(notebook(pseudo, "print('no training here')\n"))
+    found = findings(torchlint(".", "--output-format", "json", cwd=tmp_path))
+    assert found == [("TL000", 1, 1)]

@@ -115,7 +115,9 @@ def lint_files(
             results[index] = LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
             advance()
             continue
-        if program is None or skipped_unparsed(program.text, task.walked):
+        # A notebook cell that does not parse was checked with the whole notebook (`load_program`): its TL000
+        # stands even where the cells left hold no training loop.
+        if program is None or (skipped_unparsed(program.text, task.walked) and not program.cell_syntax_errors):
             results[index] = LintResult(shown)  # nothing to quote: the text is not kept
             advance()
             continue
@@ -125,7 +127,7 @@ def lint_files(
             key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
             found = cache.get(key, shown)
             if found is not None:
-                results[index] = _result(shown, _without_syntax_error(program.to_file(found), unchecked), (),
+                results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),
                                          source, program)
                 advance()
                 continue
@@ -152,7 +154,7 @@ def lint_files(
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics)
         unchecked = not checks_syntax(program.text, tasks[index].walked)
-        diagnostics = _without_syntax_error(program.to_file(diagnostics), unchecked)
+        diagnostics = program.to_file(_without_syntax_error(diagnostics, unchecked))
         results[index] = _result(shown, diagnostics, problems, source, program)
         advance()
     return [result for result in results if result is not None]
