@@ -321,9 +321,10 @@ def _grad_factor(node: cst.CSTNode, names: ModuleNames) -> Optional[Tuple[str, c
 
 
 def _denominator(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """`n` of `1 / n` (or `1.0 / n`)."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) \
-            and isinstance(node.left, (cst.Integer, cst.Float)) and float(node.left.value) == 1.0:
+    """`n` of `1 / n` (or `1.0 / n`), also of `k / n` with a number or a named value on top
+    (`self.world_size / num_tokens`: the gradients divided by the count, times a factor)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and (
+            isinstance(node.left, (cst.Integer, cst.Float)) or dotted_name(node.left) is not None):
         return node.right
     return None
 
