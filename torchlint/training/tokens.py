@@ -8,6 +8,7 @@ one token after the inputs:
 - nanoGPT's `get_batch`: `torch.stack([data[j + 1 : j + 1 + block_size] for j in ix])`
   with `ix = torch.randint(..., (batch_size,))`;
 - `buf = tokens[p : p + B * T + 1]`, then `x = buf[:-1].view(B, T)` and `y = buf[1:].view(B, T)`;
+- a batch of packed blocks cut along its last axis: `x = batch[:, 0 : block]`, `y = batch[:, 1 : block + 1]`;
 
 in the loop, or in a function (or a method of an object) of the file that
 returns the pair. Every micro-batch then holds the same number of targets,
@@ -171,9 +172,14 @@ class _Cuts:
         base = dotted_name(node.value)
         if paired and (base is None or not _cut_again(scope.owner, node, base)):
             return False
-        if len(elements) == 1 and isinstance(elements[0], cst.Slice) and elements[0].step is None \
-                and elements[0].lower is not None and elements[0].upper is not None:
-            length = _difference(elements[0].upper, elements[0].lower)
+        # The cut is the last axis's; the axes before it are taken whole (`batch[:, 1 : block + 1]`: every row of
+        # a batch of blocks, cut at a fixed length).
+        last = elements[-1]
+        whole_rows = all(isinstance(element, cst.Slice) and element.lower is None and element.upper is None
+                         and element.step is None for element in elements[:-1])
+        if whole_rows and isinstance(last, cst.Slice) and last.step is None \
+                and last.lower is not None and last.upper is not None:
+            length = _difference(last.upper, last.lower)
             if length is not None and length[1] and all(
                     self.invariant(atom, scope, at) for atom in length[0]):
                 return True
@@ -294,7 +300,8 @@ def _cut_again(owner: cst.CSTNode, cut: cst.Subscript, base: str) -> bool:
     """Another cut of the stream `base` in the same function: the inputs beside the targets."""
     return any(isinstance(part, cst.Subscript) and part is not cut and dotted_name(part.value) == base
                and any(isinstance(element.slice, cst.Slice) for element in part.slice)
-               and not part.slice[0].deep_equals(cut.slice[0])
+               and not (len(part.slice) == len(cut.slice)
+                        and all(a.deep_equals(b) for a, b in zip(part.slice, cut.slice)))
                for part in preorder(owner))
 
 
