@@ -260,7 +260,7 @@ class TrainingLoop:
                     continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
                     continue
-                if int_value(check.count) == 1 or frameworks.deepspeed_window(self, check.count):
+                if self.count_value(check.count) == 1 or frameworks.deepspeed_window(self, check.count):
                     continue
                 if isinstance(site, StepSite) and not self._accumulates(site, check):
                     continue
