@@ -5,25 +5,15 @@ window) in `finetune`, and TL010 (the last partial window of each epoch is never
 `pretrain`.
 """
 
-import math
-
 import torch
-from torch.optim.lr_scheduler import LambdaLR
-
-
-def warmup_cosine(optimizer, warmup: int, total: int) -> LambdaLR:
-    def factor(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / warmup
-        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, total - warmup)))
-
-    return LambdaLR(optimizer, factor)
+from transformers import get_cosine_schedule_with_warmup
 
 
 def finetune(model, train_dataloader, args):
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate)
     updates = len(train_dataloader) // args.gradient_accumulation_steps * args.epochs
-    lr_scheduler = warmup_cosine(optimizer, warmup=updates // 10, total=updates)
+    lr_scheduler = get_cosine_schedule_with_warmup(optimizer, num_warmup_steps=updates // 10,
+                                                   num_training_steps=updates)
     for epoch in range(args.epochs):
         for step, batch in enumerate(train_dataloader):
             loss = model(**batch).loss / args.gradient_accumulation_steps

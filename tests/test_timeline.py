@@ -81,6 +81,8 @@ def test_a_step_skipped_with_continue(condition, steps):
 
 def test_reset_every_micro_batch_and_scheduler_every_micro_batch():
     found = timelines("""\
+        import torch
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=len(loader) // 4 * epochs)
         for i, (x, y) in enumerate(loader):
             optimizer.zero_grad()
             (criterion(model(x), y) / 4).backward()

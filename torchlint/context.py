@@ -248,15 +248,16 @@ class FileContext:
             return Edit(end_line, len(last) + 1, end_line, len(last) + 1, f"{self.newline}{indent}{text}")
         return Edit(end_line + 1, 1, end_line + 1, 1, f"{indent}{text}{self.newline}")
 
-    def move_after(self, site: Site, anchor: Site, title: str) -> Optional[Fix]:
-        """A safe fix that moves `site`'s statement to just after `anchor`'s, into its block.
+    def move_after(self, site: Site, anchor: Site, title: str, applicability: str = SAFE) -> Optional[Fix]:
+        """A fix that moves `site`'s statement to just after `anchor`'s, into its block.
 
         None when either statement shares its line with another one (`a(); b()`).
         """
         if not (site.on_own_line and anchor.on_own_line):
             return None
         moved = self.code(site.node)
-        return Fix(SAFE, title, (self.delete_lines(site.statement), self.insert_line_after(anchor.statement, moved)))
+        return Fix(applicability, title,
+                   (self.delete_lines(site.statement), self.insert_line_after(anchor.statement, moved)))
 
     def move_before(self, site: Site, anchor: Site, title: str, applicability: str = SAFE) -> Optional[Fix]:
         """A fix that moves `site`'s statement to just before `anchor`'s, into its block.

@@ -46,14 +46,18 @@ Not flagged: `loss.item()` (also `loss.item() * x.size(0)`), `float(loss)`,
 `torch.inference_mode()`, the loss accumulator that is itself
 backpropagated (see TL001), and a total reset whenever the optimizer steps
 (`window_loss = 0` in the step's block): it holds at most one window of
-graphs, not the history of the epoch.
+graphs, not the history of the epoch. Nor a total set afresh for each batch
+of an enclosing loop before a loop that repeats updates on that batch
+(`for _ in range(n_critic):`, whose own values are not read): it holds one
+batch's repetitions.
 
 ## Fix safety
 
 Safe when `total` is only used as a number: the fix adds `.item()`, which
 turns the running total into a Python float and frees each iteration's
 graph. No fix is offered when the code later uses `total` as a tensor
-(`total.item()`, `total.backward()`).
+(`total.item()`, `total.backward()`), also through a value computed from it
+(`average = total / n; average.item()`).
 """
 
 from __future__ import annotations
@@ -64,7 +68,9 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import SAFE, WARNING, Fix
-from torchlint.names import ModuleNames, dotted_name
+from torchlint.flow.scopes import reads
+from torchlint.names import ModuleNames, dotted_name, iter_names
+from torchlint.walk import preorder
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import Assignment, TrainingLoop
 from torchlint.training.graph import GRAPH_KEEPING_METHODS, cuts
@@ -139,6 +145,21 @@ for out in outputs:
 """,
     )
     invalid = (
+        # The total is read as a tensor through the average made from it: `.item()` there would fail, so no fix.
+        Example(
+            """
+running_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    running_loss += loss
+average = running_loss / len(loader)
+print(average.item())
+""",
+            line=8,
+        ),
         Example(
             """
 running_loss = 0.0
@@ -230,6 +251,8 @@ def _history_accumulations(loop: TrainingLoop, names: ModuleNames) -> List[Tuple
             continue
         if loop.grad_disabled_at(assignment, names) is not None or _reset_every_step(loop, total):
             continue
+        if _repeats_one_batch(loop, total):
+            continue
         if _attached_to_graph(loop, added, assignment, names, backward_losses):
             found.append((total, added, assignment))
     return found
@@ -239,6 +262,24 @@ def _reset_every_step(loop: TrainingLoop, total: str) -> bool:
     """`window_loss = 0` wherever the optimizer steps: the total holds one window at most."""
     resets = [a for a in loop.assignments if a.target == total and not a.reads_target]
     return any(loop.runs_whenever(reset, step) for reset in resets for step in loop.optimizer_steps)
+
+
+def _repeats_one_batch(loop: TrainingLoop, total: str) -> bool:
+    """`for _ in range(n_critic):` repeating updates on the batch of an enclosing loop, with the total set
+    afresh before it on every iteration of that loop (`loss_d_sum = 0.0`): it holds the terms of one batch's
+    repetitions, and memory does not grow with the data."""
+    node = loop.node
+    if not isinstance(node, cst.For) or loop.framework is not None:
+        return False
+    nodes = loop.flow.graph.nodes
+    binds = [definition for index in loop.iteration.region.body for definition in nodes[index].definitions
+             if definition.kind == "target" and definition.syntax is node]
+    if not binds or any(loop.read_later(definition.name, definition.node) for definition in binds):
+        return False  # the loop's own values feed the body: it runs over data
+    around = {id(statement) for statement in nodes[loop.iteration.region.head].loops if statement is not node}
+    entering = loop.flow.entering(loop.iteration.region, total)
+    return bool(entering) and bool(around) and all(
+        around & set(map(id, nodes[definition.node].loops)) for definition in entering)
 
 
 def _attached_to_graph(loop: TrainingLoop, added: cst.BaseExpression, assignment: Assignment, names: ModuleNames,
@@ -277,7 +318,14 @@ def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
 
 
 def _used_as_tensor(loop: TrainingLoop, name: str) -> bool:
-    """`name.item()`, `name.backward()`... anywhere in the function (or module) around the loop."""
+    """`name.item()`, `name.backward()`... anywhere in the function (or module) around the loop, also through a
+    name computed from it (`avg = total / n; avg.item()`)."""
     if not loop.enclosing:
         return False
-    return any(uses_attribute_of(statement, name) for statement in loop.enclosing[0][0])
+    statements = loop.enclosing[0][0]
+    derived = {name}
+    for statement in statements:
+        for part in preorder(statement):
+            if isinstance(part, cst.Assign) and reads(part.value, name):
+                derived.update(target for assign in part.targets for target in iter_names(assign.target))
+    return any(uses_attribute_of(statement, used) for statement in statements for used in derived)

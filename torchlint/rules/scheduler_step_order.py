@@ -11,17 +11,14 @@ the code shows it, else the loop's first optimizer.
 Stepped on every micro-batch, a schedule is on time when its horizon counts
 micro-batches. The horizon is read from the scheduler's construction in the
 file (`T_max`, `total_iters`, `num_training_steps`, `OneCycleLR`'s
-`total_steps` or `epochs * steps_per_epoch`): the length of the iterable the
-loop runs times the epochs (`len(loader) * epochs`), or the `n` of
-`for it in range(n)`, is counted in micro-batches and not flagged; divided by
-the accumulation count (`len(loader) // accum * epochs`) it counts updates,
-and the schedule runs `N`× too fast. Where the code does not show the horizon
-(a value passed in, `LambdaLR`, `StepLR`'s `step_size`) the finding stands on
-what is sure: the schedule advances `N` steps per optimizer update. PyTorch's
-and Transformers' schedulers count `step()` calls, and are documented to be
-stepped after `optimizer.step()` with horizons given in updates
-(`num_training_steps`); the message says `N`× too fast unless the horizon
-counts micro-batches.
+`total_steps` or `epochs * steps_per_epoch`): divided by the accumulation
+count (`len(loader) // accum * epochs`) it counts updates, and the schedule
+runs `N`× too fast: flagged. The length of the iterable the loop runs times
+the epochs (`len(loader) * epochs`), or the `n` of `for it in range(n)`, is
+counted in micro-batches: not flagged. Where the code does not show the
+horizon (a scheduler passed in, `LambdaLR`, `StepLR`'s `step_size`) nothing
+says the schedule is too fast, and that claim is not made; a scheduler that
+runs before the optimizer's step in the iteration is still flagged for that.
 
 ## Why is this bad?
 
@@ -63,8 +60,12 @@ optimizer.
 
 ## Fix safety
 
-Safe: the optimizer's step says where the scheduler's belongs. The fix moves
-`scheduler.step()` to just after `optimizer.step()`, inside its block.
+Safe where the code settles it: a scheduler that runs before the optimizer
+belongs just after it, and a schedule whose horizon counts updates (divided
+by the accumulation count) belongs in the step's window. The fix moves
+`scheduler.step()` to just after `optimizer.step()`, inside its block. Unsafe
+where the horizon is not known: had it counted micro-batches, the moved
+scheduler would run `N`× too slow.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from torchlint.context import FileContext
-from torchlint.model import WARNING
+from torchlint.model import SAFE, UNSAFE, WARNING
 from torchlint.names import positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training.timeline import listing
@@ -94,7 +95,8 @@ class SchedulerStepOrder(Rule):
                 if step is None:
                     continue
                 check = loop.accumulation_check(step)
-                problem = self._problem(loop, scheduler, step, check)
+                per_micro_batch = check is not None and not loop.once_per_window(scheduler, check)
+                problem = self._problem(loop, scheduler, step, check, per_micro_batch)
                 if problem is None:
                     continue
                 sched_code, step_code = context.code(scheduler.node), context.code(step.node)
@@ -108,25 +110,27 @@ class SchedulerStepOrder(Rule):
                     if check.guard.negated:  # in the `else`, or after `if ...: continue`
                         condition += " is false"
                     count = context.code(check.count)
-                    if loop.schedule_counts(scheduler, check) == "updates":
-                        consequence = (f"the schedule, whose horizon counts updates (divided by `{count}`), "
-                                       f"advances `{count}`× too fast.")
-                    else:
-                        consequence = (f"the schedule advances `{count}` steps per update, `{count}`× too fast "
-                                       f"unless its horizon counts micro-batches.")
+                    consequence = (f"the schedule, whose horizon counts updates (divided by `{count}`), "
+                                   f"advances `{count}`× too fast.")
                     message = (
                         f"`{sched_code}` runs on every micro-batch but `{step_code}` only when "
                         f"{condition}: {consequence}"
                     )
-                fix = context.move_after(scheduler, step, f"Move `{sched_code}` after `{step_code}`")
+                # Into the step's window only where the horizon is known to count updates: were it counted in
+                # micro-batches, the moved scheduler would run `N`× too slow.
+                # Moving a scheduler that runs on every micro-batch into the step's window slows it `N`×: right
+                # only where its horizon counts updates.
+                sure = problem == "every-microbatch" or not per_micro_batch
+                fix = context.move_after(scheduler, step, f"Move `{sched_code}` after `{step_code}`",
+                                         SAFE if sure else UNSAFE)
                 timeline = _timeline(loop, step, check) if problem == "every-microbatch" else None
                 yield Finding(scheduler.node, message, fix, timeline=timeline)
 
     @staticmethod
-    def _problem(loop, scheduler, step, check) -> Optional[str]:
-        if check is not None and not loop.once_per_window(scheduler, check):
-            if loop.schedule_counts(scheduler, check) == "micro-batches":
-                return None  # the schedule spans the run's micro-batches: stepped on each, it is on time
+    def _problem(loop, scheduler, step, check, per_micro_batch: bool) -> Optional[str]:
+        # Too fast only where the horizon is known to count updates; one that counts micro-batches is on
+        # time, and an unknown one says nothing.
+        if per_micro_batch and loop.schedule_counts(scheduler, check) == "updates":
             return "every-microbatch"
         if loop.dominates(scheduler, step):
             return "before"
@@ -209,7 +213,35 @@ for i, (x, y) in enumerate(loader):
         optimizer.zero_grad()
 """,
             line=4,
+            # The scheduler's horizon is not shown: had it counted micro-batches, the move would slow it down.
+            unsafe=True,
             fixed="""
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+""",
+        ),
+        # The horizon counts updates: the scheduler belongs in the step's window.
+        Example(
+            """
+import torch
+num_updates = len(loader) // accum_steps * epochs
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=num_updates)
+for i, (x, y) in enumerate(loader):
+    (criterion(model(x), y) / accum_steps).backward()
+    scheduler.step()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+""",
+            line=7,
+            fixed="""
+import torch
+num_updates = len(loader) // accum_steps * epochs
+scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=num_updates)
 for i, (x, y) in enumerate(loader):
     (criterion(model(x), y) / accum_steps).backward()
     if (i + 1) % accum_steps == 0:
