@@ -557,3 +557,46 @@ def test_a_module_built_here_has_new_parameters(name, new):
                if n.syntax is not None and module.code_for_node(n.syntax).strip().startswith("use("))
     scope = roles.ModuleScope(names, flow, functions)
     assert roles.builds_new_module(cst.Name(name), use, scope) is new
+
+
+@pytest.mark.parametrize("body, name, expected", [
+    ("""
+        for x, y in loader:
+            loss = model(x, y)
+            loss.backward()  # <-
+            log(loss.item())
+     """, "loss", True),
+    ("""
+        for x, y in loader:
+            loss = model(x, y)
+            loss.backward()  # <-
+            loss = None
+            log(loss)
+     """, "loss", False),
+    ("""
+        for x, y in loader:
+            loss = model(x, y)
+            loss.backward()  # <-
+            total = 0
+     """, "loss", False),
+])
+def test_a_value_read_again_later_in_the_iteration(body, name, expected):
+    graph, flow, iteration, (node,) = _analyse(body)
+    assert iteration.read_later((node, 0), name) is expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("""
+        for _ in loader:
+            for (_, score), (_, real) in zip(a, b):
+                use(score)
+     """, False),
+    ("""
+        for batch in loader:
+            use(batch)
+     """, True),
+])
+def test_a_loop_target_is_read_only_where_the_body_reads_it(body, expected):
+    graph, flow, iteration, _ = _analyse(body)
+    bind = next(d for index in iteration.region.body for d in graph.nodes[index].definitions if d.kind == "target")
+    assert iteration.read_later((bind.node, 0), bind.name) is expected

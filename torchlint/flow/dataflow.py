@@ -35,7 +35,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tup
 
 import libcst as cst
 
-from torchlint.flow.cfg import ASSUME, HANDLER, ControlFlowGraph, Definition, LoopRegion, Node
+from torchlint.flow.cfg import ASSUME, BIND, HANDLER, ControlFlowGraph, Definition, LoopRegion, Node
 from torchlint.flow.scopes import reads
 
 Point = Tuple[int, int]
@@ -322,6 +322,8 @@ class Iteration:
         """The value `name` has at `point` is read again later in the same iteration (before any
         redefinition): `print(loss.item())` after `loss.backward()`."""
         values = {definition.index for definition in self.reaching(point[0], name)}
+        # and what the node itself binds to it (a loop's target at its bind node)
+        values.update(d.index for d in self.graph.nodes[point[0]].definitions if d.name == name)
         for index in self._forward(point[0], frozenset(), around=False):
             node = self.graph.nodes[index]
             if not any(reads(part, name) for part in _read_parts(node)):
@@ -348,7 +350,10 @@ class Iteration:
 
 
 def _read_parts(node: Node) -> Iterable[cst.CSTNode]:
-    """What a node reads: an assignment's value (and an augmented target), not the names it binds."""
+    """What a node reads: an assignment's value (and an augmented target), not the names it binds (nor a loop's
+    target, bound at its bind node)."""
+    if node.kind == BIND:
+        return
     for expression in node.expressions:
         if isinstance(expression, (cst.Assign, cst.AnnAssign)):
             if expression.value is not None:
