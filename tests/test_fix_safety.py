@@ -39,6 +39,19 @@ def test_safe_fixes_never_change_a_correct_program(torchlint, tmp_path):
     assert changed == []
 
 
+def test_safe_fixes_never_change_a_correct_project(torchlint, tmp_path):
+    """The corpus's multi-file traps (folders: a loop in one file, its loss in another) stay byte for byte too."""
+    traps = sorted(path for path in (REPO / "tests" / "corpus").glob("tl*_trap_*") if path.is_dir())
+    assert traps
+    for trap in traps:
+        shutil.copytree(trap, tmp_path / trap.name)
+    result = torchlint("--fix", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    changed = [str(copy.relative_to(tmp_path)) for copy in tmp_path.rglob("*.py")
+               if copy.read_bytes() != (REPO / "tests" / "corpus" / copy.relative_to(tmp_path)).read_bytes()]
+    assert changed == []
+
+
 def test_fix_keeps_crlf_line_endings(torchlint, tmp_path):
     path = tmp_path / "t.py"
     path.write_bytes(BUG.replace("\n", "\r\n").encode())

@@ -64,10 +64,13 @@ class Cache:
         self._now = int(time.time())
 
     @staticmethod
-    def key(text: str, kind: str, codes: Sequence[str]) -> str:
+    def key(text: str, kind: str, codes: Sequence[str], dependencies: str = "") -> str:
+        """`dependencies`: what the findings may rest on in other files of the project
+        (`torchlint.project.dependency_stamp`): an entry is found again only while they are unchanged."""
         digest = hashlib.blake2b(digest_size=16)
         digest.update(f"{kind}\0{','.join(codes)}\0".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
+        digest.update(f"\0{dependencies}".encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
     def _load(self) -> Dict[str, list]:

@@ -6,6 +6,7 @@ Built once per file by the engine and shared by every rule.
 from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Tuple
+from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -14,6 +15,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from torchlint.training import Site, TrainingLoop, find_training_loops
 from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
+from torchlint.project.files import ProjectFiles
 from torchlint.text import split_lines
 from torchlint.walk import preorder
 
@@ -42,6 +44,8 @@ class FileContext:
         self.lines: List[str] = split_lines(source)
         self.newline = module.default_newline
         self.names = ModuleNames(module)
+        if path not in ("", "-") and Path(path).is_file():
+            self.names.project = ProjectFiles(Path(path))
         self.loops: List[TrainingLoop] = find_training_loops(module, self.names, source)
         self._positions = None
         self._statement_lines = statement_lines if statement_lines and len(statement_lines) == len(module.body) else None

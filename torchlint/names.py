@@ -102,6 +102,11 @@ class ModuleNames:
 
     def __init__(self, module: cst.Module) -> None:
         self.aliases: Dict[str, str] = {}
+        # `from .engine import train_one_epoch` (level 1): local name -> (level, `engine.train_one_epoch`)
+        self.relative: Dict[str, Tuple[int, str]] = {}
+        # Where this file's imports lead among the project's own files (`torchlint.project.ProjectFiles`), when
+        # the file is on disk: set by the file's context, read by the facts that follow a call into another file.
+        self.project = None
         self.bindings: Dict[str, List[Binding]] = {}
         self.annotations: Dict[str, List[cst.BaseExpression]] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
@@ -125,6 +130,18 @@ class ModuleNames:
 
     def callee(self, call: cst.Call) -> Optional[str]:
         return self.qualify(call.func)
+
+    def imported(self, dotted: str) -> Optional[Tuple[int, str]]:
+        """Where an imported name leads: (0, `utils.loss.ComputeLoss`) for an absolute import, (1,
+        `engine.train_one_epoch`) for `from .engine import train_one_epoch`; None for a name not imported."""
+        head, _, rest = dotted.partition(".")
+        if head in self.aliases:
+            origin = self.aliases[head]
+            return 0, f"{origin}.{rest}" if rest else origin
+        if head in self.relative:
+            level, origin = self.relative[head]
+            return level, f"{origin}.{rest}" if rest else origin
+        return None
 
     def values_of(self, target: str) -> List[cst.BaseExpression]:
         """Every expression assigned to `target` (`name` or `self.attr`) in the file."""
@@ -255,7 +272,17 @@ class _Collector:
                 self.names.aliases[head] = head
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if node.relative and not isinstance(node.names, cst.ImportStar):
+            module = dotted_name(node.module) if node.module is not None else ""
+            for alias in node.names:
+                name = dotted_name(alias.name)
+                if name is None or module is None:
+                    continue
+                local = alias.asname.name.value if alias.asname is not None and isinstance(
+                    alias.asname.name, cst.Name) else name
+                self.names.relative[local] = (len(node.relative), f"{module}.{name}" if module else name)
+            return
+        if node.module is None or isinstance(node.names, cst.ImportStar):
             return
         module = dotted_name(node.module)
         if module is None:

@@ -29,6 +29,7 @@ from torchlint.cache import Cache
 from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
     load_program, may_hold_training_loop, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
+from torchlint.project.imports import dependency_stamp
 from torchlint.registry import SYNTAX_ERROR
 
 # Below this much text, and this many files, to analyse, starting workers costs more than it saves.
@@ -124,7 +125,11 @@ def lint_files(
         unchecked = not checks_syntax(program.text, task.walked)  # parsed all the same: $TORCHLINT_NO_PREFILTER
         key = None
         if cache is not None:
-            key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
+            # Another file of the project may change a finding here (a loss traced into it): its stamp is part
+            # of the key, taken only for a file that may hold a training loop (no other is analysed).
+            dependencies = dependency_stamp(task.path, program.text) if may_hold_training_loop(program.text) else ""
+            key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes,
+                            dependencies)
             found = cache.get(key, shown)
             if found is not None:
                 results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),

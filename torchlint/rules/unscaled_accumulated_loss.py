@@ -122,8 +122,11 @@ class UnscaledAccumulatedLoss(Rule):
                 for backward, origin in _micro_batch_losses(context, loop, step, check):
                     if id(backward) in reported or origin.divided or not origin.is_mean:
                         continue
-                    if normalised is not None and origin.weighted:
-                        continue  # token-count normalisation: `loss * n_tokens`, gradients divided by the window's
+                    if origin.weighted:
+                        # `loss * n_tokens` with the gradients divided by the window's count: token-count
+                        # normalisation; without it, a mean times its micro-batch's size is a sum over its
+                        # samples (YOLO's `loss * bs`), summed over the window as `reduction='sum'` is.
+                        continue
                     # The same loss's backward on the other branch (`scaler.scale(loss).backward()` /
                     # `loss.backward()`) is the same bug: one finding, whose fix divides before the branches.
                     others = loop.alternatives(backward)

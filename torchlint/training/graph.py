@@ -53,7 +53,7 @@ _DETACHING_WORDS = ("detach", "repackage")
 # Three answers to "does this value carry an autograd graph?".
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 # torch functions whose result is a new leaf whatever their arguments (sizes, a tensor to copy the shape of).
-_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+FACTORIES = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
                         "linspace", "eye", "tensor", "zeros_like", "ones_like", "empty_like", "full_like",
                         "rand_like", "randn_like", "randint_like", "load", "from_numpy"})
 # Arguments that say where or how, never what: they carry no graph into the result.
@@ -370,7 +370,7 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
     qualified = names.qualify(func)
     if short[:1].isupper() or short in _NUMBERS:
         return NO  # a class (a module, a loss object, an optimizer), or a plain number
-    if qualified is not None and qualified.startswith("torch.") and short in _FACTORIES:
+    if qualified is not None and qualified.startswith("torch.") and short in FACTORIES:
         return NO
     if isinstance(func, cst.Attribute) and qualified is None:
         if func.attr.value in GRAPH_KEEPING_METHODS:

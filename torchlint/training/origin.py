@@ -18,6 +18,7 @@ import libcst as cst
 
 from torchlint.flow import Definition
 from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional, string_value
+from torchlint.training.graph import FACTORIES
 from torchlint.training.windows import is_number
 from torchlint.walk import contains
 
@@ -114,6 +115,9 @@ class OriginTracer:
             if isinstance(func, cst.Attribute):
                 return func.attr.value in _COUNTS
             return dotted_name(func) == "len"
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
+                and node.value.attr.value == "shape":
+            return True  # `x.shape[0]`
         if isinstance(node, cst.IfExp):
             return any(self._per_batch(part, at, depth + 1) for part in (node.body, node.orelse)) and all(
                 is_number(part) or self._per_batch(part, at, depth + 1) for part in (node.body, node.orelse))
@@ -137,7 +141,9 @@ class OriginTracer:
         values = self.loop.values_at(name, at)
         return bool(values) and all(value is not None and _is_reciprocal(value) for value in values)
 
-    def _call(self, node: cst.Call, at: int, depth: int) -> LossOrigin:
+    def _call(self, node: cst.Call, at: int, depth: int, slot: Tuple[int, ...] = ()) -> LossOrigin:
+        """The origin of a call's value; `slot`: the element of what it returns an unpacking takes
+        (`loss, items = compute_loss(pred, y)` takes `(0,)`)."""
         func = node.func
         qualified = self.names.callee(node)
         if isinstance(func, cst.Attribute):
@@ -159,6 +165,8 @@ class OriginTracer:
             traced = self.trace(positional(node, 0), at, depth)
             kind = last_component(qualified)
             return LossOrigin(traced.divided, (traced.reductions - {"none"}) | {kind}, traced.sources)
+        if qualified is not None and qualified.startswith("torch.") and last_component(qualified) in FACTORIES:
+            return LossOrigin()  # `torch.zeros(1)` that loss terms are added to: no reduction of its own
         if qualified is not None and self.names.is_loss_function(qualified):
             return LossOrigin(reductions=frozenset({reduction(node)}), sources=(dotted_name(func) or qualified,))
         if isinstance(func, cst.Call):
@@ -175,17 +183,53 @@ class OriginTracer:
                         reductions.add(reduction(value))
             if reductions:
                 return LossOrigin(reductions=frozenset(reductions), sources=(callee,))
-            returned = self._returned(callee, depth)
+            returned = self._returned(callee, depth, slot)
+            if returned is None:
+                returned = self._returned_elsewhere(callee, depth, slot)
             if returned is not None:
                 return returned
         return LossOrigin(reductions=frozenset({"unknown"}), sources=(callee or "a call",))
 
-    def _returned(self, callee: str, depth: int) -> Optional[LossOrigin]:
+    def _returned(self, callee: str, depth: int, slot: Tuple[int, ...] = ()) -> Optional[LossOrigin]:
         """What a function of this file returns (`compute_loss(model, batch)`), traced in its own body: divided
         only if every `return` is."""
         functions = getattr(self.loop, "functions", None)
         function = functions.by_name(callee) if functions is not None else None
-        if function is None or id(function) in self._active:
+        if function is None:
+            return None
+        return self._traced_returns(function, functions, self.names, depth, slot)
+
+    def _returned_elsewhere(self, callee: str, depth: int, slot: Tuple[int, ...]) -> Optional[LossOrigin]:
+        """What a function of another file of the project returns (`masked_mean(...)` imported from it), or the
+        `__call__`/`forward` of an object built from a class of another file (`compute_loss =
+        ComputeLoss(model)`, then `compute_loss(pred, targets)`), traced in that file."""
+        project = self.names.project
+        if project is None:
+            return None
+        target = self.names.imported(callee)
+        method = None
+        if target is None:
+            built = self.names.values_of(callee)
+            constructor = dotted_name(built[0].func) if len(built) == 1 and isinstance(built[0], cst.Call) else None
+            target = self.names.imported(constructor) if constructor is not None else None
+            method = "__call__"
+        found = project.definition(*target) if target is not None else None
+        if found is None:
+            return None
+        module, definition = found
+        if isinstance(definition, cst.ClassDef):
+            if method is None:
+                return None  # `ComputeLoss(model)` itself builds an object, not a loss
+            definition = module.method(definition, "__call__") or module.method(definition, "forward")
+        if not isinstance(definition, cst.FunctionDef):
+            return None
+        traced = self._traced_returns(definition, module.functions, module.names, depth, slot)
+        # Named by the call the loop makes: its parts live in the other file.
+        return replace(traced, sources=(callee,)) if traced is not None else None
+
+    def _traced_returns(self, function: cst.FunctionDef, functions, names: ModuleNames, depth: int,
+                        slot: Tuple[int, ...]) -> Optional[LossOrigin]:
+        if id(function) in self._active:
             return None
         from torchlint.training.calls import Scope
 
@@ -194,11 +238,14 @@ class OriginTracer:
             return None
         self._active.add(id(function))
         try:
-            inner = OriginTracer(Scope(function, functions.flow(function), functions), self.names)
+            inner = OriginTracer(Scope(function, functions.flow(function), functions), names)
             inner._active = self._active
             result: Optional[LossOrigin] = None
             for value, node in returns:
-                traced = inner.trace(value, node, depth)
+                part = _element(value, slot)
+                if part is None:
+                    return None
+                traced = inner.trace(part, node, depth)
                 result = traced if result is None else result.either(traced)
         finally:
             self._active.discard(id(function))
@@ -238,6 +285,8 @@ class OriginTracer:
             return before
         if definition.kind != "assign":
             return _OUTSIDE
+        if definition.unpacked and definition.position and isinstance(value, cst.Call):
+            return self._call(value, at, depth + 1, definition.position)
         return self.trace(value, at, depth)
 
     def _divides_when_needed(self, definition: Definition) -> bool:
@@ -249,6 +298,17 @@ class OriginTracer:
             if contains(guard.test, divisor):
                 return True
         return False
+
+
+def _element(value: cst.BaseExpression, slot: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
+    """The part of a returned value an unpacking takes: `loss * bs` of `return loss * bs, items` for `(0,)`;
+    the value itself for no slot; None when the return is not a tuple that long."""
+    for index in slot:
+        if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
+                or any(isinstance(element, cst.StarredElement) for element in value.elements):
+            return None
+        value = value.elements[index].value
+    return value
 
 
 def _divisor(definition: Definition) -> Optional[cst.BaseExpression]:

@@ -1,0 +1,66 @@
+"""Facts across the files of a project: a loop in one file, the loss it backpropagates computed in another.
+
+Each folder in `tests/corpus/` is a small project (`tlNNN_bug_*` / `tlNNN_trap_*`): every `.py` file in it gets
+exactly the findings its `# expect: TL00N` comments name, linted from where it lies so that its imports lead
+to the other files of the folder; the cache notices when one of those files changes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_corpus import expected_findings
+from torchlint.engine import lint_source
+from torchlint.project.imports import dependency_stamp, module_file
+from torchlint.rules import ALL_RULES
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+PROJECTS = sorted(path for path in CORPUS.iterdir() if path.is_dir())
+FILES = [file for project in PROJECTS for file in sorted(project.rglob("*.py"))]
+
+
+def test_the_corpus_has_multi_file_bugs_and_traps():
+    kinds = {project.name.split("_")[1] for project in PROJECTS}
+    assert kinds == {"bug", "trap"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(path.relative_to(CORPUS)) for path in FILES])
+def test_project_file_gets_exactly_the_expected_findings(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    diagnostics, problems = lint_source(text, str(path), ALL_RULES)
+    assert not problems, [problem.message for problem in problems]
+    found = {(d.line, d.code): d.message for d in diagnostics}
+    assert set(found) == expected_findings(text), found
+
+
+def test_imports_lead_to_the_projects_own_files():
+    engine = CORPUS / "tl003_bug_relative_import_mean" / "trainer" / "engine.py"
+    assert module_file(engine, "losses", level=1) == engine.parent / "losses.py"
+    script = CORPUS / "tl003_trap_loss_object_sums_batch" / "train.py"
+    assert module_file(script, "utils.loss") == script.parent / "utils" / "loss.py"
+    assert module_file(script, "torch") is None  # an installed package is not the project's
+
+
+def test_a_file_named_alone_still_reads_its_imports(torchlint):
+    project = CORPUS / "tl003_bug_loss_object_mean"
+    result = torchlint(str(project / "train.py"), "--output-format", "json", "--no-cache")
+    assert [(d["code"], d["line"]) for d in json.loads(result.stdout)] == [("TL003", 17)]
+    assert "`compute_loss`" in json.loads(result.stdout)[0]["message"]
+
+
+def test_the_cache_notices_a_change_in_a_file_the_finding_rests_on(torchlint, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(CORPUS / "tl003_trap_loss_object_sums_batch", project)
+    cache = tmp_path / "cache"
+    first = torchlint("train.py", "--cache-dir", str(cache), "--output-format", "json", cwd=project)
+    assert json.loads(first.stdout) == []
+    loss = project / "utils" / "loss.py"
+    before = dependency_stamp(project / "train.py", (project / "train.py").read_text())
+    loss.write_text(loss.read_text().replace("return loss * bs,", "return loss,"))
+    assert dependency_stamp(project / "train.py", (project / "train.py").read_text()) != before
+    second = torchlint("train.py", "--cache-dir", str(cache), "--output-format", "json", cwd=project)
+    assert [d["code"] for d in json.loads(second.stdout)] == ["TL003"]
