@@ -25,7 +25,8 @@ from torchlint.walk import contains
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
 
-_RESHAPING_METHODS = ("float", "to", "cuda", "squeeze", "clone", "contiguous", "double", "half")
+_RESHAPING_METHODS = ("float", "to", "cuda", "squeeze", "clone", "contiguous", "double", "half", "flatten", "view",
+                      "reshape", "unsqueeze")
 _COUNTS = frozenset({"sum", "numel", "size", "count_nonzero"})
 
 
@@ -45,7 +46,12 @@ class LossOrigin:
                           self.weighted or other.weighted)
 
     def either(self, other: "LossOrigin") -> "LossOrigin":
-        """One of two values, by the path taken: divided (or weighted) only if both are."""
+        """One of two values, by the path taken: divided (or weighted) only if both are. A constant (`0.0`,
+        `torch.zeros_like(x)`: no reduction, no gradient) says nothing either way: the other value decides."""
+        if not self.reductions and not self.sources:
+            return other
+        if not other.reductions and not other.sources:
+            return self
         merged = self.merge(other)
         return replace(merged, divided=self.divided and other.divided, weighted=self.weighted and other.weighted)
 
@@ -84,6 +90,8 @@ class OriginTracer:
             return self.trace(node.expression, at, depth)
         if isinstance(node, cst.Call):
             return self._call(node, at, depth)
+        if isinstance(node, cst.IfExp):
+            return self.trace(node.body, at, depth).either(self.trace(node.orelse, at, depth))
         if isinstance(node, cst.Attribute) and node.attr.value == "loss":
             return LossOrigin(reductions=frozenset({"mean"}), sources=(dotted_name(node) or "outputs.loss",))
         name = dotted_name(node)
@@ -165,6 +173,8 @@ class OriginTracer:
             traced = self.trace(positional(node, 0), at, depth)
             kind = last_component(qualified)
             return LossOrigin(traced.divided, (traced.reductions - {"none"}) | {kind}, traced.sources)
+        if qualified == "torch.where" and positional(node, 2) is not None:
+            return self.trace(positional(node, 1), at, depth).either(self.trace(positional(node, 2), at, depth))
         if qualified is not None and qualified.startswith("torch.") and last_component(qualified) in FACTORIES:
             return LossOrigin()  # `torch.zeros(1)` that loss terms are added to: no reduction of its own
         if qualified is not None and self.names.is_loss_function(qualified):

@@ -12,3 +12,23 @@ def train(policy, optimizer, batches, accumulation_steps, window_token_counts):
         if (index + 1) % accumulation_steps == 0 or index + 1 == len(batches):
             optimizer.step()
             optimizer.zero_grad()
+
+
+def train_grpo(policy, optimizer, samples, accumulation_steps, token_counts, dp_world_size):
+    from ops.masked import masked_mean
+
+    local_step = 0
+    for sample_idx, sample in enumerate(samples):
+        new_logprobs = policy(sample["query_responses"])
+        batch_start = (sample_idx // accumulation_steps) * accumulation_steps
+        loss_denominator = token_counts[batch_start]
+        loss = masked_mean(-new_logprobs * sample["advantages"], sample["response_mask"], None, loss_denominator)
+        loss = loss * dp_world_size
+        loss.backward()
+        local_step += 1
+        if local_step % accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+    if local_step % accumulation_steps != 0:
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
