@@ -437,14 +437,7 @@ def block_of(owner: cst.CSTNode) -> Sequence[cst.CSTNode]:
 
 
 def _parameters(owner: Owner) -> List[str]:
-    if not isinstance(owner, cst.FunctionDef):
-        return []
-    params = owner.params
-    found = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.append(star.name.value)
-    return found
+    return scopes.parameter_names(owner.params) if isinstance(owner, cst.FunctionDef) else []
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:

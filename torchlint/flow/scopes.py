@@ -101,14 +101,14 @@ def _walk(node: cst.CSTNode, bound: FrozenSet[str], visit: Visit, lambda_bodies:
             if param.default is not None:
                 _walk(param.default, bound, visit, lambda_bodies)  # evaluated where the lambda is made
         if lambda_bodies:
-            _walk(node.body, bound | frozenset(_lambda_parameters(node)), visit, lambda_bodies)
+            _walk(node.body, bound | frozenset(parameter_names(node.params)), visit, lambda_bodies)
         return
     for child in children(node):
         _walk(child, bound, visit, lambda_bodies)
 
 
-def _lambda_parameters(node: cst.Lambda) -> List[str]:
-    parameters = node.params
+def parameter_names(parameters: cst.Parameters) -> List[str]:
+    """The names a function's or a lambda's parameters bind, `*args` and `**kwargs` included."""
     names = [param.name.value for param in (*parameters.posonly_params, *parameters.params,
                                              *parameters.kwonly_params)]
     for star in (parameters.star_arg, parameters.star_kwarg):
