@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 
@@ -185,3 +186,29 @@ def test_a_walked_notebook_whose_only_backward_is_in_a_broken_cell_still_reports
     (tmp_path / "nb" / "guide.ipynb").write_text(notebook(pseudo, "print('no training here')\n"))
     found = findings(torchlint(".", "--output-format", "json", cwd=tmp_path))
     assert found == [("TL000", 1, 1)]
+
+
+def test_an_edit_inserted_before_a_blank_line_of_an_indented_cell_keeps_its_indentation(torchlint, tmp_path):
+    """A whole line inserted at a line's start in a cell indented as a whole gets the cell's indentation, in the
+    edits an editor receives as in what --fix writes."""
+    cell = ("  for i, (x, y) in enumerate(loader):\n"
+            "      loss = criterion(model(x), y)\n"
+            "      loss.backward()\n"
+            "      optimizer.step()\n"
+            "\n"
+            "  print(1)\n")
+    (tmp_path / "train.ipynb").write_text(notebook(SETUP, cell))
+    found = json.loads(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [(d["code"], d["fix"]["edits"][0]["line"]) for d in found] == [("TL002", 5)]  # inserted at the blank line
+    for finding in found:
+        lines = cell.splitlines(keepends=True)
+        for edit in sorted((finding["fix"] or {}).get("edits", []), key=lambda e: (e["line"], e["column"]),
+                           reverse=True):
+            start = sum(len(line) for line in lines[:edit["line"] - 1]) + edit["column"] - 1
+            end = sum(len(line) for line in lines[:edit["end_line"] - 1]) + edit["end_column"] - 1
+            text = "".join(lines)
+            lines = (text[:start] + edit["content"] + text[end:]).splitlines(keepends=True)
+        edited = "".join(lines)
+        assert "\n      optimizer.zero_grad()\n" in edited
+        # What the editor would write parses once IPython strips the cell's indentation, as the cell itself does.
+        compile(textwrap.dedent(edited), "cell", "exec")

@@ -22,7 +22,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchlint import __version__
 from torchlint.model import Diagnostic
@@ -64,13 +64,10 @@ class Cache:
         self._now = int(time.time())
 
     @staticmethod
-    def key(text: str, kind: str, codes: Sequence[str], dependencies: str = "") -> str:
-        """`dependencies`: what the findings may rest on in other files of the project
-        (`torchlint.project.dependency_stamp`): an entry is found again only while they are unchanged."""
+    def key(text: str, kind: str, codes: Sequence[str]) -> str:
         digest = hashlib.blake2b(digest_size=16)
         digest.update(f"{kind}\0{','.join(codes)}\0".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
-        digest.update(f"\0{dependencies}".encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
     def _load(self) -> Dict[str, list]:
@@ -90,9 +87,11 @@ class Cache:
     def get(self, key: str, path: str) -> Optional[List[Diagnostic]]:
         """The cached findings for `key`, reported under `path`; None on a miss."""
         entry = self._load().get(key)
-        if not isinstance(entry, list) or len(entry) != 2:
+        if not isinstance(entry, list) or len(entry) not in (2, 3):
             return None
-        used, found = entry
+        used, found = entry[:2]
+        if len(entry) == 3 and not _unchanged(entry[2]):
+            return None  # another file of the project the findings rest on has changed since
         try:
             diagnostics = [Diagnostic.from_json(item, path) for item in found]
         except (KeyError, TypeError, ValueError):
@@ -102,8 +101,14 @@ class Cache:
             self._dirty = True
         return diagnostics
 
-    def put(self, key: str, diagnostics: Sequence[Diagnostic]) -> None:
-        self._load()[key] = [self._now, [d.to_json() for d in diagnostics]]
+    def put(self, key: str, diagnostics: Sequence[Diagnostic],
+            dependencies: Sequence[Tuple[str, int, int]] = ()) -> None:
+        """`dependencies`: the other files of the project the findings rest on, (path, size, modification
+        time) when they were read: the entry holds while each is unchanged."""
+        entry = [self._now, [d.to_json() for d in diagnostics]]
+        if dependencies:
+            entry.append([list(stamp) for stamp in dependencies])
+        self._load()[key] = entry
         self._dirty = True
 
     def save(self) -> None:
@@ -145,3 +150,14 @@ def _remove(path: Path) -> None:
     except OSError:
         pass
 
+
+def _unchanged(dependencies) -> bool:
+    """Every file an entry rests on still has the size and modification time it had."""
+    try:
+        for path, size, mtime_ns in dependencies:
+            found = os.stat(path)
+            if found.st_size != size or found.st_mtime_ns != mtime_ns:
+                return False
+    except (OSError, TypeError, ValueError):
+        return False
+    return True

@@ -207,8 +207,10 @@ def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
 
 
 def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Optional["IncrementalParser"] = None,
-            parse_limit: Optional[int] = None) -> Tuple[List[Diagnostic], List[Problem]]:
-    """Parse what `screen` kept and run the rules on it (see `lint_source`)."""
+            parse_limit: Optional[int] = None, dependencies: Optional[List[str]] = None
+            ) -> Tuple[List[Diagnostic], List[Problem]]:
+    """Parse what `screen` kept and run the rules on it (see `lint_source`). `dependencies`, if given, receives
+    the other files of the project the facts read (`torchlint.project`): the findings rest on them too."""
     import libcst as cst
 
     from torchlint.context import FileContext
@@ -254,6 +256,8 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
                                           f"{type(error).__name__}: {error}", "internal", traceback.format_exc()))
     diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
+    if dependencies is not None and context.names.project is not None:
+        dependencies.extend(sorted(context.names.project.used))
     return diagnostics, problems
 
 

@@ -79,6 +79,18 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def slot_of(value: Optional[cst.BaseExpression], position: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
+    """The part of a value an unpacking target takes: `b` for position (1,) of `a, b, c` (`(1, 0)` for `x` of
+    `a, (x, y)`); the value itself for no position; None when the value is not a tuple or list that long, or
+    holds a starred element (whose length the code does not show)."""
+    for index in position:
+        if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
+                or any(isinstance(element, cst.StarredElement) for element in value.elements):
+            return None
+        value = value.elements[index].value
+    return value
+
+
 def last_component(dotted: str) -> str:
     return dotted.rsplit(".", 1)[-1]
 

@@ -224,8 +224,15 @@ def map_diagnostic(notebook: Notebook, diagnostic: Diagnostic) -> Diagnostic:
                 fix = None
                 break
             dedent = notebook.cell(cell).dedent
-            # Lines an edit writes start after the cell's leading indent, as the line it was cut from did.
-            content = edit.content.replace("\n", "\n" + dedent) if dedent else edit.content
+            content = edit.content
+            if dedent and edit.column == 1 and (edit.line, edit.column) == (edit.end_line, edit.end_column):
+                # Whole lines inserted at a line's start: each gets the cell's leading indent, as `_restore` gives.
+                content = "".join(dedent + line if _is_code_line(line) else line for line in split_lines(content))
+                edits.append(Edit(start[1], 1, start[1], 1, content))
+                continue
+            if dedent:
+                # Lines an edit writes start after the cell's leading indent, as the line it was cut from did.
+                content = content.replace("\n", "\n" + dedent)
             edits.append(Edit(start[1], start[2], end[1], end[2], content))
         else:
             fix = Fix(fix.applicability, fix.message, tuple(edits))

@@ -29,7 +29,7 @@ from torchlint.cache import Cache
 from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
     load_program, may_hold_training_loop, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
-from torchlint.project.imports import dependency_stamp
+from torchlint.project.imports import file_stamps
 from torchlint.registry import SYNTAX_ERROR
 
 # Below this much text, and this many files, to analyse, starting workers costs more than it saves.
@@ -64,7 +64,8 @@ def _without_syntax_error(diagnostics: List[Diagnostic], unchecked: bool) -> Lis
 
 # (task index, path shown, program text, rule codes, cache key)
 _Job = Tuple[int, str, str, Tuple[str, ...], Optional[str]]
-_Outcome = Tuple[List[Diagnostic], List[Problem]]
+# findings, problems, and the other files of the project the findings rest on: (path, size, modification time)
+_Outcome = Tuple[List[Diagnostic], List[Problem], Tuple[Tuple[str, int, int], ...]]
 
 
 def available_cpus() -> int:
@@ -125,11 +126,7 @@ def lint_files(
         unchecked = not checks_syntax(program.text, task.walked)  # parsed all the same: $TORCHLINT_NO_PREFILTER
         key = None
         if cache is not None:
-            # Another file of the project may change a finding here (a loss traced into it): its stamp is part
-            # of the key, taken only for a file that may hold a training loop (no other is analysed).
-            dependencies = dependency_stamp(task.path, program.text) if may_hold_training_loop(program.text) else ""
-            key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes,
-                            dependencies)
+            key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
             found = cache.get(key, shown)
             if found is not None:
                 results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),
@@ -153,11 +150,11 @@ def lint_files(
         if relaying and relay is None and len(program.text) <= HUGE_FILE_CHARS:
             relay = _Relay(_relay_workers(jobs))  # its first worker imports LibCST while files are read
 
-    for job, (diagnostics, problems) in _analyse_all(pending, jobs, relay):
+    for job, (diagnostics, problems, dependencies) in _analyse_all(pending, jobs, relay):
         index, shown, _, _, key = job
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
-            cache.put(key, diagnostics)
+            cache.put(key, diagnostics, dependencies)
         unchecked = not checks_syntax(program.text, tasks[index].walked)
         diagnostics = program.to_file(_without_syntax_error(diagnostics, unchecked))
         results[index] = _result(shown, diagnostics, problems, source, program)
@@ -173,13 +170,16 @@ def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Sc
     _, shown, text, codes, _ = job
     screened = screen(text, shown) if screened is None else screened
     if not isinstance(screened, Screened):
-        return screened  # settled without LibCST, which this process need not import
+        return (*screened, ())  # settled without LibCST, which this process need not import
     from torchlint.rules import rules_by_codes
 
+    used: List[str] = []
     try:
-        return analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit)
+        diagnostics, problems = analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit,
+                                        dependencies=used)
     except ParseDeferred:
         return None
+    return diagnostics, problems, file_stamps(used)
 
 
 def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = None):
@@ -310,7 +310,7 @@ class _Relay:
                 screened = screen(text, shown)  # while the first worker imports
                 if not isinstance(screened, Screened):
                     unanswered.discard(position)
-                    yield jobs[position], screened
+                    yield jobs[position], (*screened, ())
                 elif screened.parse_size > BIG_FILE_CHARS:
                     unanswered.discard(position)
                     yield jobs[position], None  # analysed after the workers, in a process of its own

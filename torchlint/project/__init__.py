@@ -8,6 +8,6 @@ package of the project, a script importing the module next to it) and what that 
 installed packages is never read: a module that is not a file of the project is unknown.
 
 Today the facts follow one thing across files: the loss a function or a loss object of another file
-returns (`training.origin`). A file's cache entry is keyed by the files its imports name
-(`imports.dependency_stamp`), so a change there re-lints it.
+returns (`training.origin`). A file's cache entry records the files of the project its facts read
+(`ProjectFiles.used`, stamped by `imports.file_stamps`): a change there re-lints it.
 """

@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Tuple, Union
+from typing import Optional, Set, Tuple, Union
 
 import libcst as cst
 
 from torchlint.names import ModuleNames
-from torchlint.project.imports import module_file
+from torchlint.project.imports import Lookup, module_file
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
 _MAX_BYTES = 1_000_000
@@ -68,13 +68,17 @@ class ProjectFiles:
 
     def __init__(self, importer: Path) -> None:
         self.importer = importer
+        # The project files the facts read for the importer, to the depth they followed: its findings rest on
+        # them (a cache entry of the importer is valid while they are unchanged). Filled by `training.origin`.
+        self.used: Set[str] = set()
+        self.lookup = Lookup()
 
     def definition(self, level: int, dotted: str) -> Optional[Tuple[ProjectModule, Definition]]:
         """The function or class an imported name leads to (`names.imported`), in a file of the project;
         None for a name of an installed package or one the file does not define."""
         parts = dotted.split(".")
         for split in range(len(parts) - 1, 0, -1):  # the longest module path that is a file
-            path = module_file(self.importer, ".".join(parts[:split]), level)
+            path = module_file(self.importer, ".".join(parts[:split]), level, self.lookup)
             if path is None:
                 continue
             module = load(path)

@@ -160,6 +160,22 @@ print(average.item())
 """,
             line=8,
         ),
+        # Two steps away: `percent` is computed from `average`, computed from the total.
+        Example(
+            """
+running_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    running_loss += loss
+average = running_loss / len(loader)
+percent = average * 100
+print(percent.item())
+""",
+            line=8,
+        ),
         Example(
             """
 running_loss = 0.0
@@ -271,6 +287,8 @@ def _repeats_one_batch(loop: TrainingLoop, total: str) -> bool:
     node = loop.node
     if not isinstance(node, cst.For) or loop.framework is not None:
         return False
+    if any(isinstance(part, cst.Call) and dotted_name(part.func) == "next" for part in preorder(node.body)):
+        return False  # `x, y = next(it)`: each repetition draws a new batch
     nodes = loop.flow.graph.nodes
     binds = [definition for index in loop.iteration.region.body for definition in nodes[index].definitions
              if definition.kind == "target" and definition.syntax is node]
@@ -323,9 +341,25 @@ def _used_as_tensor(loop: TrainingLoop, name: str) -> bool:
     if not loop.enclosing:
         return False
     statements = loop.enclosing[0][0]
+    assignments = [(targets, value) for statement in statements for part in preorder(statement)
+                   for targets, value in [_assigned(part)] if value is not None]
     derived = {name}
-    for statement in statements:
-        for part in preorder(statement):
-            if isinstance(part, cst.Assign) and reads(part.value, name):
-                derived.update(target for assign in part.targets for target in iter_names(assign.target))
+    grown = True
+    while grown:  # `average = total / n`, then `percent = average * 100`: every name computed from it
+        grown = False
+        for targets, value in assignments:
+            if not set(targets) <= derived and any(reads(value, used) for used in derived):
+                derived.update(targets)
+                grown = True
     return any(uses_attribute_of(statement, used) for statement in statements for used in derived)
+
+
+def _assigned(part: cst.CSTNode) -> Tuple[List[str], Optional[cst.BaseExpression]]:
+    """The names an assignment binds and the value it reads (`x = v`, `x: T = v`, `x += v`, `(x := v)`)."""
+    if isinstance(part, cst.Assign):
+        return [name for target in part.targets for name in iter_names(target.target)], part.value
+    if isinstance(part, (cst.AnnAssign, cst.AugAssign)) and part.value is not None:
+        return list(iter_names(part.target)), part.value
+    if isinstance(part, cst.NamedExpr):
+        return list(iter_names(part.target)), part.value
+    return [], None

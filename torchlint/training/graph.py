@@ -34,7 +34,7 @@ import libcst as cst
 
 from torchlint.flow import Definition
 from torchlint.flow.cfg import block_of
-from torchlint.names import ModuleNames, dotted_name, iter_names, last_component
+from torchlint.names import ModuleNames, dotted_name, iter_names, last_component, slot_of
 
 DETACH = "detach"
 
@@ -180,19 +180,10 @@ def _slot_detached(value: Optional[cst.BaseExpression], position: Tuple[int, ...
     if callee is None:
         return False
     for function in names.functions.get(last_component(callee), ()):
-        returns = [_element(node.value, position) for node in _returns(function)]
+        returns = [slot_of(node.value, position) for node in _returns(function)]
         if returns and all(part is not None and detaches(part, names) for part in returns):
             return True
     return False
-
-
-def _element(value: Optional[cst.BaseExpression], position: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
-    """`b` for position (1,) of `a, b, c`."""
-    for index in position:
-        if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
-            return None
-        value = value.elements[index].value
-    return value
 
 
 def _helper_detaches(name: str, names: ModuleNames, depth: int) -> bool:
@@ -368,8 +359,9 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
     short = last_component(dotted_name(func) or "")
     inputs = [arg.value for arg in call.args if not _setting(arg)]
     qualified = names.qualify(func)
-    if short[:1].isupper() or short in _NUMBERS:
-        return NO  # a class (a module, a loss object, an optimizer), or a plain number
+    if (short[:1].isupper() and not names.values_of(dotted_name(func) or "")) or short in _NUMBERS:
+        return NO  # a class (a module, a loss object, an optimizer), or a plain number; `G = Net()` then
+        # `G(z)` calls an instance: a forward pass
     if qualified is not None and qualified.startswith("torch.") and short in FACTORIES:
         return NO
     if isinstance(func, cst.Attribute) and qualified is None:

@@ -26,7 +26,7 @@ import libcst as cst
 from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration, scopes
 from torchlint.flow.cfg import block_of
 from torchlint.names import (
-    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee,
+    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
 )
 from torchlint.training import frameworks, graph, roles, windows
 from torchlint.training.calls import Functions, Scope
@@ -468,8 +468,25 @@ class TrainingLoop:
         name = dotted_name(node)
         if name is None:
             return None
-        return not any(definition.name == name for index in self.iteration.region.body
-                       for definition in self.flow.graph.nodes[index].definitions)
+        if any(definition.name == name for index in self.iteration.region.body
+               for definition in self.flow.graph.nodes[index].definitions):
+            return False
+        if ("." in name or not self.flow.reaching(self.iteration.region.head, name)) and self._set_by_callees(name):
+            return None  # `self.num_tokens`, a global: a function of the file the loop calls updates it
+        return True
+
+    def _set_by_callees(self, name: str) -> bool:
+        """A function of the file that the loop calls assigns `name` (`self.num_tokens += n` in `self.count(y)`)."""
+        functions = self.functions
+        if functions is None:
+            return False
+        for site in self.calls:
+            callee = functions.callee(site.node, self.function) if isinstance(site.node, cst.Call) else None
+            if callee is not None and any(
+                    dotted_name(target) == name for part in preorder(callee)
+                    for target in _assignment_targets(part)):
+                return True
+        return False
 
     def normalisation_carries_over(self, step: StepSite) -> bool:
         """Micro-batches left over at the loop's end are weighed right by the window that takes them up: the
@@ -672,23 +689,26 @@ class TrainingLoop:
         return graph.combine(states)
 
     def _returned_graph(self, definition: Definition, depth: int) -> Optional[str]:
-        """`s, a, r = self.make_batch()`: the graph state of that slot of every `return` of the function of
-        this file, read in its own flow; None where the call or the slot cannot be followed."""
-        value = definition.value
-        if not isinstance(value, cst.Call) or self.functions is None or not definition.position:
+        """`s, a, r = self.make_batch()`: the graph state of that slot of what the function returns."""
+        if not isinstance(definition.value, cst.Call) or not definition.position:
             return None
-        function = self.functions.callee(value, self.function)
+        return self.returned_graph(definition.value, definition.position, depth)
+
+    def returned_graph(self, call: cst.Call, slot: Tuple[int, ...] = (), depth: int = 0) -> Optional[str]:
+        """The graph state of what a function of this file returns (the `slot` an unpacking takes), read in its
+        own flow: `artist_works()` returning `torch.from_numpy(...)` carries none; None where the call or the
+        slot cannot be followed."""
+        function = self.functions.callee(call, self.function) if self.functions is not None else None
         if function is None:
             return None
         flow = self.functions.flow(function)
         states = []
         for returned, node in self.functions.returns(function):
-            for index in definition.position:
-                if not isinstance(returned, (cst.Tuple, cst.List)) or index >= len(returned.elements):
-                    return None
-                returned = returned.elements[index].value
+            part = slot_of(returned, slot)
+            if part is None:
+                return None
             states.append(graph.graph_state(
-                returned, self.names,
+                part, self.names,
                 lambda other, node=node: self._graph_of(flow.reaching(node, other), other, depth + 1, flow)))
         return graph.combine(states) if states else None
 
@@ -726,9 +746,13 @@ class TrainingLoop:
                             "del", "effect") or graph.cuts(definition, self.names):
                         states.append(graph.NO)
                     elif definition.kind == "assign" or definition.kind == "target":
-                        # A nested loop's target holds elements of its iterable.
-                        states.append(graph.graph_state(definition.value, self.names, at(definition.node),
-                                                        inherited=True))
+                        # A nested loop's target holds elements of its iterable; a function of the file called
+                        # without inputs (`artist_works()`) is read in its own body.
+                        returned = None
+                        if isinstance(definition.value, cst.Call) and not definition.value.args:
+                            returned = self.returned_graph(definition.value, definition.position or ())
+                        states.append(returned if returned is not None else graph.graph_state(
+                            definition.value, self.names, at(definition.node), inherited=True))
                     else:  # `x += y`: the value before it, and what is added
                         states.append(graph.combine((
                             graph.graph_state(definition.value, self.names, at(definition.node), inherited=True),
@@ -935,6 +959,14 @@ def _grad_off(contexts: Sequence[cst.BaseExpression], names: ModuleNames) -> boo
     """The innermost of `contexts` that sets the gradient mode turns it off."""
     modes = [mode for mode in (grad_mode(item, names) for item in contexts) if mode is not None]
     return bool(modes) and modes[-1] == "off"
+
+
+def _assignment_targets(part: cst.CSTNode) -> List[cst.BaseExpression]:
+    if isinstance(part, cst.Assign):
+        return [target.target for target in part.targets]
+    if isinstance(part, (cst.AugAssign, cst.AnnAssign)):
+        return [part.target]
+    return []
 
 
 def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import Definition
-from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional, string_value
+from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional, slot_of, string_value
 from torchlint.training.graph import FACTORIES
 from torchlint.training.windows import is_number
 from torchlint.walk import contains
@@ -76,6 +76,8 @@ class OriginTracer:
         self.loop = loop
         self.names = names
         self._active: set = set()  # definitions being traced: a nested loop's `loss += x` reaches itself
+        # Where the files read in other files of the project are recorded: the linted file's (`ProjectFiles.used`).
+        self._used = names.project.used if names.project is not None else None
 
     def trace(self, node: cst.BaseExpression, at: int, depth: int = 0) -> LossOrigin:
         """The origin of `node`'s value, evaluated at control-flow node `at`."""
@@ -227,6 +229,8 @@ class OriginTracer:
         if found is None:
             return None
         module, definition = found
+        if self._used is not None:
+            self._used.add(str(module.path))
         if isinstance(definition, cst.ClassDef):
             if method is None:
                 return None  # `ComputeLoss(model)` itself builds an object, not a loss
@@ -250,9 +254,10 @@ class OriginTracer:
         try:
             inner = OriginTracer(Scope(function, functions.flow(function), functions), names)
             inner._active = self._active
+            inner._used = self._used
             result: Optional[LossOrigin] = None
             for value, node in returns:
-                part = _element(value, slot)
+                part = slot_of(value, slot)
                 if part is None:
                     return None
                 traced = inner.trace(part, node, depth)
@@ -308,17 +313,6 @@ class OriginTracer:
             if contains(guard.test, divisor):
                 return True
         return False
-
-
-def _element(value: cst.BaseExpression, slot: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
-    """The part of a returned value an unpacking takes: `loss * bs` of `return loss * bs, items` for `(0,)`;
-    the value itself for no slot; None when the return is not a tuple that long."""
-    for index in slot:
-        if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
-                or any(isinstance(element, cst.StarredElement) for element in value.elements):
-            return None
-        value = value.elements[index].value
-    return value
 
 
 def _divisor(definition: Definition) -> Optional[cst.BaseExpression]:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import FunctionFlow
-from torchlint.names import ModuleNames, dotted_name, int_value, keyword, positional
+from torchlint.names import ModuleNames, dotted_name, int_value, keyword, positional, slot_of
 from torchlint.walk import preorder
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ class _Cuts:
         self._active.add(id(function))
         try:
             for returned, node in returns:
-                element = _element(returned, position)
+                element = slot_of(returned, position)
                 if element is None or not self.fixed(element, inner, node, paired, depth):
                     return False
         finally:
@@ -250,17 +250,6 @@ class _Cuts:
                     or not self.invariant(definition.value, scope, definition.node, depth):
                 return False
         return True
-
-
-def _element(returned: cst.BaseExpression, position: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
-    """The part of a returned tuple an unpacking target takes: `y` of `return x, y` for position (1,)."""
-    node = returned
-    for index in position:
-        if not isinstance(node, (cst.Tuple, cst.List)) or index >= len(node.elements) \
-                or any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return None
-        node = node.elements[index].value
-    return node
 
 
 def _difference(upper: cst.BaseExpression, lower: cst.BaseExpression
