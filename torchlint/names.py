@@ -119,6 +119,8 @@ class ModuleNames:
         # Where this file's imports lead among the project's own files (`torchlint.project.ProjectFiles`), when
         # the file is on disk: set by the file's context, read by the facts that follow a call into another file.
         self.project = None
+        # Answers about this module's bindings that facts ask again and again, by question (`roles.parameter_owners`).
+        self.memo: Dict[str, dict] = {}
         self.bindings: Dict[str, List[Binding]] = {}
         self.annotations: Dict[str, List[cst.BaseExpression]] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}

@@ -163,6 +163,11 @@ def parameter_owners(expression: cst.BaseExpression, names: ModuleNames, follow:
     (`self.model = model`, `model = DDP(model)`: the same parameters by another name). With `follow`, also
     through the names it reads, that many bindings deep: `params` in `SGD(params)` or `for p in params:`
     where `params = [p for p in model.parameters() if p.requires_grad]`."""
+    memo = names.memo.setdefault("parameter_owners", {})
+    key = (id(expression), follow)
+    if key in memo:
+        return set(memo[key])
+    memo[key] = frozenset()  # a name bound to an expression that reads it back adds nothing
     owners: Set[str] = set()
     for call in calls_in(expression):
         func = call.func
@@ -171,9 +176,10 @@ def parameter_owners(expression: cst.BaseExpression, names: ModuleNames, follow:
             if owner is not None:
                 owners |= names.aliases_of(owner)
     if follow > 0:
-        for name in value_names(expression):
+        for name in set(value_names(expression)):
             for value in names.values_of(name):
                 owners |= parameter_owners(value, names, follow - 1)
+    memo[key] = frozenset(owners)
     return owners
 
 
