@@ -38,20 +38,6 @@ class ProjectModule:
 
         return Functions(self.module, self.names)
 
-    def method(self, class_def: cst.ClassDef, name: str, depth: int = 0) -> Optional[cst.FunctionDef]:
-        """`name` defined in the class, or in a base class of the same file."""
-        found = _top_level(class_def.body.body, name)
-        if isinstance(found, cst.FunctionDef) or depth > 3:
-            return found if isinstance(found, cst.FunctionDef) else None
-        for base in class_def.bases:
-            base_name = base.value.value if isinstance(base.value, cst.Name) else None
-            parent = _top_level(self.module.body, base_name) if base_name else None
-            if isinstance(parent, cst.ClassDef):
-                inherited = self.method(parent, name, depth + 1)
-                if inherited is not None:
-                    return inherited
-        return None
-
     def definition(self, dotted: str) -> Optional[Definition]:
         """`ComputeLoss`, `masked_mean` or `Trainer.step`: a top-level function or class, or a method of one."""
         head, _, rest = dotted.partition(".")

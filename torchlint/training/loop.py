@@ -26,7 +26,7 @@ import libcst as cst
 from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration, scopes
 from torchlint.flow.cfg import block_of
 from torchlint.names import (
-    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
+    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, keyword, positional, short_callee, slot_of,
 )
 from torchlint.training import frameworks, graph, roles, windows
 from torchlint.training.calls import Functions, Scope

@@ -219,12 +219,13 @@ class OriginTracer:
         if project is None:
             return None
         target = self.names.imported(callee)
-        method = None
+        built = False  # `compute_loss = ComputeLoss(model)`: the call runs the object's `__call__`
         if target is None:
-            built = self.names.values_of(callee)
-            constructor = dotted_name(built[0].func) if len(built) == 1 and isinstance(built[0], cst.Call) else None
+            values = self.names.values_of(callee)
+            constructor = dotted_name(values[0].func) if len(values) == 1 and isinstance(values[0], cst.Call) \
+                else None
             target = self.names.imported(constructor) if constructor is not None else None
-            method = "__call__"
+            built = True
         found = project.definition(*target) if target is not None else None
         if found is None:
             return None
@@ -232,9 +233,11 @@ class OriginTracer:
         if self._used is not None:
             self._used.add(str(module.path))
         if isinstance(definition, cst.ClassDef):
-            if method is None:
+            if not built:
                 return None  # `ComputeLoss(model)` itself builds an object, not a loss
-            definition = module.method(definition, "__call__") or module.method(definition, "forward")
+            name = definition.name.value
+            definition = module.functions.method_of_class(name, "__call__") \
+                or module.functions.method_of_class(name, "forward")
         if not isinstance(definition, cst.FunctionDef):
             return None
         traced = self._traced_returns(definition, module.functions, module.names, depth, slot)

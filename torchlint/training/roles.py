@@ -15,7 +15,7 @@ import libcst as cst
 
 from torchlint.flow.cfg import block_of
 from torchlint.training.graph import value_names
-from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional
+from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional, slot_of
 from torchlint.training import frameworks
 from torchlint.walk import calls_in, preorder
 
@@ -517,11 +517,10 @@ def returned_slot(definition, scope: ModuleScope, test) -> bool:
     inner = scope.of(function)
     found = []
     for returned, node in scope.functions.returns(function):
-        for index in definition.position:
-            if not isinstance(returned, (cst.Tuple, cst.List)) or index >= len(returned.elements):
-                return False
-            returned = returned.elements[index].value
-        found.append(test(returned, node, inner))
+        part = slot_of(returned, definition.position)
+        if part is None:
+            return False
+        found.append(test(part, node, inner))
     return bool(found) and all(found)
 
 
