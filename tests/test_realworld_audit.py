@@ -55,13 +55,18 @@ def test_precision_and_recall_are_reported_per_half(tmp_path):
         o/tuned,{A},train.py,9,TL003,FP,other:packed,"not a bug",unsafe
         o/held,{B},train.py,4,TL004,TP,,"real",unsafe
         o/held,{B},train.py,20,TL010,missed,trailing window,"never flushed",
+        o/later,{A},,,,repo,check-2,"a second round's check repo",
+        o/later,{A},train.py,5,TL007,TP,,"real",none
     """
     proc = run(tmp_path, audit, {"o__tuned": [finding(3, "TL002"), finding(9, "TL003", "unsafe")],
-                                 "o__held": [finding(4, "TL004", "unsafe")]}, "--json")
+                                 "o__held": [finding(4, "TL004", "unsafe")],
+                                 "o__later": [finding(5, "TL007"), finding(8, "TL010")]}, "--json")
     summary = json.loads(proc.stdout)
     assert summary["halves"]["tuning"]["precision"] == 0.5
     assert summary["halves"]["check"]["precision"] == 1.0
     assert summary["halves"]["check"]["recall"] == 0.5
+    assert summary["halves"]["check-2"]["repos"] == 1
+    assert summary["halves"]["check-2"]["unaudited"] == 1  # a second round is counted on its own
     assert summary["misses"][0]["code"] == "TL010"
     assert proc.returncode == 1  # a false positive is still reported
 
