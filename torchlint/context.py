@@ -5,6 +5,7 @@ Built once per file by the engine and shared by every rule.
 
 from __future__ import annotations
 
+import os
 from typing import Dict, List, NamedTuple, Optional, Tuple
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from torchlint.training import Site, TrainingLoop, find_training_loops
+from torchlint.training import BackwardSite, Site, StepSite, TrainingLoop, find_training_loops
 from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
 from torchlint.project.files import ProjectFiles
@@ -54,6 +55,7 @@ class FileContext:
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
         self._crossing: Optional[List[_Crossing]] = None
+        self._elsewhere_positions: dict = {}
 
     # --- positions -----------------------------------------------------------------
 
@@ -153,7 +155,7 @@ class FileContext:
             self._crossing = []
             for loop in self.loops:
                 for site in (*loop.backwards, *loop.steps):
-                    if site.via is not None:
+                    if site.via is not None and site.via.elsewhere is None:
                         line, _, end_line, _ = self.span(site.via.statement)
                         first, _, last, _ = self.span(site.via.function)
                         self._crossing.append(_Crossing(loop, site, (line, end_line), (first, last)))
@@ -173,7 +175,8 @@ class FileContext:
         line, where the loop that calls it is; said in the loop, which function runs its backward or step."""
         crossings = self._crossings()
         frameworks = [loop for loop in self.loops if loop.framework is not None]
-        if not crossings and not frameworks:
+        elsewhere = self._elsewhere()
+        if not crossings and not frameworks and not elsewhere:
             return None
         line = self.span(node)[0]
         inner = any(loop.framework is None and self.span(loop.node)[0] <= line <= self.span(loop.node)[2]
@@ -202,9 +205,47 @@ class FileContext:
                            f"called at line {self.span(site.via.call)[0]}"
                     if text not in parts:
                         parts.append(text)
+            parts += [text for text in self._elsewhere_texts(loop) if text not in parts]
             if parts:
                 return "; ".join(parts[:2]) + "."
         return None
+
+    def _elsewhere(self) -> List[Site]:
+        """The sites the loops' calls run in other files of the project (`training.calls`)."""
+        return [site for loop in self.loops for site in (*loop.backwards, *loop.steps) if site.elsewhere]
+
+    def _elsewhere_texts(self, loop: TrainingLoop) -> List[str]:
+        """For each call of `loop` that runs a backward or a step in another file: what it runs there and
+        where, `loss_scaler()` runs the backward and steps when `update_grad` is true (util/misc.py:257)."""
+        calls: Dict[int, List[Site]] = {}
+        for site in (*loop.backwards, *loop.steps):
+            if site.elsewhere:
+                calls.setdefault(id(site.via.call), []).append(site)
+        texts = []
+        for sites in calls.values():
+            via = sites[0].via
+            done = []
+            if any(isinstance(site, BackwardSite) for site in sites):
+                done.append("the backward")
+            for site in sites:
+                if isinstance(site, StepSite):
+                    step = "steps" if site.via.parameter is None else (
+                        f"steps when `{site.via.parameter}` is {'true' if site.via.condition[1] else 'false'}")
+                    if step not in done:
+                        done.append(step)
+            callee = self.code(via.call.func)
+            texts.append(f"`{callee}()` runs {' and '.join(done)} ({self._where(via)})")
+        return texts
+
+    def _where(self, via) -> str:
+        """`util/misc.py:257`: the file of a function of another file (from the linted file's folder) and its line."""
+        module = via.elsewhere
+        positions = self._elsewhere_positions.get(id(module))
+        if positions is None:
+            positions = self._elsewhere_positions[id(module)] = positions_of(module.module)
+        line = positions[via.function.name].start.line
+        folder = os.path.dirname(os.path.abspath(self.path))
+        return f"{Path(os.path.relpath(str(module.path), folder)).as_posix()}:{line}"
 
     # --- edits ---------------------------------------------------------------------
 
@@ -279,6 +320,13 @@ class FileContext:
 
     def site_line(self, site: Site) -> int:
         return self.span(site.node)[0]
+
+    def site_code(self, site: Site) -> str:
+        """How a message quotes a site: its code, or for one that a call of the loop runs in another file of the
+        project, that call (`loss_scaler(...)`; `where_the_rest_runs` says what it runs there)."""
+        if site.elsewhere:
+            return f"{self.code(site.via.call.func)}(...)"
+        return self.code(site.node)
 
 
 def positions_of(module: cst.Module, offset: int = 0) -> "Positions":

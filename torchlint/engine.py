@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import ast
 import io
+import os
 import re
 import stat
 import tokenize
@@ -17,7 +18,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Type, Union
+from typing import TYPE_CHECKING, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint import env_flag
 from torchlint.model import ERROR, Diagnostic
@@ -183,9 +184,9 @@ def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
     if _file_noqa(text):
         return [], []
     filtering = prefiltering()
-    if filtering and not may_hold_training_loop(text):
+    if filtering and not may_train(text, path):
         return _syntax_checked(text)
-    if filtering and LARGE_FILE_BYTES < len(text) <= AST_FIRST_BYTES and not _candidate_loops_in(text):
+    if filtering and LARGE_FILE_BYTES < len(text) <= AST_FIRST_BYTES and not _candidate_loops_in(text, path):
         return [], []  # the loop gate is cheaper than finding the data statements to blank
     if len(text) > LARGE_FILE_BYTES:
         text, kept = _without_large_data(text)
@@ -193,7 +194,7 @@ def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
             return [], [Problem(path, f"{path}: {kept // (1024 * 1024)} MB of code that may hold training loops, over the "
                                       f"{MAX_PARSE_BYTES // (1024 * 1024)} MB that can be analysed; skipped", "unreadable")]
     tree = _python_tree(text) if filtering else None
-    loops = _candidate_loops(tree, text) if tree is not None else []
+    loops = _candidate_loops(tree, text, path) if tree is not None else []
     if tree is not None and not loops:
         return [], []
     program, statement_lines = text, (_statement_lines(tree) if tree is not None else None)
@@ -266,7 +267,7 @@ def prefiltering() -> bool:
     return not env_flag(_NO_PREFILTER_ENV)
 
 
-def checks_syntax(text: str, walked: bool) -> bool:
+def checks_syntax(text: str, walked: bool, path: str = "") -> bool:
     """Whether a syntax error in `text` is reported (TL000).
 
     Always for a file named on the command line, read from standard input or open in an editor. For a file
@@ -274,14 +275,14 @@ def checks_syntax(text: str, walked: bool) -> bool:
     torchlint parses anyway, so a walk over a big tree parses no other file (CPython's parser would take
     twice as long as the rest of a cold run of the torch package).
     """
-    return not walked or may_hold_training_loop(text)
+    return not walked or may_train(text, path)
 
 
-def skipped_unparsed(text: str, walked: bool = False) -> bool:
+def skipped_unparsed(text: str, walked: bool = False, path: str = "") -> bool:
     """Whether `text` has no findings without parsing it: `# torchlint: noqa`, or it was found by walking a
     folder and cannot hold a training loop (`checks_syntax`; with `$TORCHLINT_NO_PREFILTER` it is parsed
     anyway, and the caller drops its TL000)."""
-    return _file_noqa(text) or (prefiltering() and not checks_syntax(text, walked))
+    return _file_noqa(text) or (prefiltering() and not checks_syntax(text, walked, path))
 
 
 def _file_noqa(text: str) -> bool:
@@ -297,6 +298,39 @@ def _syntax_checked(text: str) -> Union[Screened, Tuple[List[Diagnostic], List[P
     if kept > MAX_PARSE_BYTES or _python_tree(checked) is not None:
         return [], []
     return Screened(checked, checked, None)
+
+
+def may_train(text: str, path: str = "") -> bool:
+    """False when `text` cannot hold a training loop: no backward of its own (`may_hold_training_loop`), and,
+    for the file `path` of a project, no call into a function or object of another file of the project that
+    runs one (`torchlint.project.index.may_call_into_training`: `engine.py` calling the `loss_scaler` that
+    `main.py` hands it, whose `__call__` in `util/misc.py` runs the backward)."""
+    if may_hold_training_loop(text):
+        return True
+    if not path or not path.endswith(".py"):
+        return False
+    from torchlint.project.index import may_call_into_training
+
+    try:
+        return may_call_into_training(text, path)
+    except (OSError, RecursionError):
+        return False
+
+
+def _project_entries(text: str, path: str, tree: ast.Module) -> Set[str]:
+    """The names through which a loop of the file may call into a function or object of another file of the
+    project that runs a backward (`torchlint.project.index.entry_names`)."""
+    if not path or not path.endswith(".py"):
+        return set()
+    from torchlint.project.index import ProjectIndex, entry_names, entry_words
+
+    try:
+        index = ProjectIndex.of(path)
+        where = os.path.abspath(path)
+        words = entry_words(text, where, index)
+        return entry_names(tree, text, where, words, index) if words else set()
+    except (OSError, RecursionError):
+        return set()
 
 
 def may_hold_training_loop(text: str) -> bool:
@@ -321,9 +355,9 @@ _LOOP_WORDS = re.compile(r"backward\b|\bgrad\b")
 _STATEMENT_BLOCKS = ("body", "orelse", "finalbody")
 
 
-def _candidate_loops_in(text: str) -> bool:
+def _candidate_loops_in(text: str, path: str = "") -> bool:
     tree = _python_tree(text)
-    return tree is None or bool(_candidate_loops(tree, text))
+    return tree is None or bool(_candidate_loops(tree, text, path))
 
 
 def _python_tree(text: str) -> Optional[ast.Module]:
@@ -344,7 +378,7 @@ def _cpython_parse(text: str) -> ast.Module:
         return compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
-def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
+def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.stmt]:
     """The `for`/`while` loops that contain a call that may be a backward.
 
     Files whose `backward(` or `grad(` calls all sit outside loops (or are
@@ -356,6 +390,10 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
 
     Only statements are walked; a loop whose lines do not even contain one of
     those words is passed over without walking its expressions.
+
+    A loop of a file of a project may also run a backward through a call into
+    another file (`torchlint.training.calls.Functions.remote`): a loop that
+    calls one of the names `_project_entries` gives is kept too.
     """
     loops: List[ast.stmt] = []
     functions: List[ast.stmt] = []
@@ -388,7 +426,24 @@ def _candidate_loops(tree: ast.Module, text: str) -> List[ast.stmt]:
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and any(
             isinstance(node, ast.Call) and _called_name(node) in helpers for node in ast.walk(loop))]
+    entries = _project_entries(text, path, tree) if len(found) < len(loops) else set()
+    if entries:  # a loop that calls into another file of the project that runs a backward
+        chosen = {id(loop) for loop in found}
+        found += [loop for loop in loops if id(loop) not in chosen and any(
+            isinstance(node, ast.Call) and not _callee_parts(node.func).isdisjoint(entries)
+            for node in ast.walk(loop))]
     return found + updates
+
+
+def _callee_parts(func: ast.expr) -> Set[str]:
+    """`{"self", "scaler"}` for `self.scaler(...)`: the names a callee is spelled with."""
+    parts: Set[str] = set()
+    while isinstance(func, ast.Attribute):
+        parts.add(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.add(func.id)
+    return parts
 
 
 def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[ast.stmt]:

@@ -27,7 +27,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.cache import Cache
 from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
-    load_program, may_hold_training_loop, prefiltering, read_source, screen, skipped_unparsed
+    load_program, may_train, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
 from torchlint.project.imports import file_stamps
 from torchlint.registry import SYNTAX_ERROR
@@ -119,11 +119,11 @@ def lint_files(
             continue
         # A notebook cell that does not parse was checked with the whole notebook (`load_program`): its TL000
         # stands even where the cells left hold no training loop.
-        if program is None or (skipped_unparsed(program.text, task.walked) and not program.cell_syntax_errors):
+        if program is None or (skipped_unparsed(program.text, task.walked, shown) and not program.cell_syntax_errors):
             results[index] = LintResult(shown)  # nothing to quote: the text is not kept
             advance()
             continue
-        unchecked = not checks_syntax(program.text, task.walked)  # parsed all the same: $TORCHLINT_NO_PREFILTER
+        unchecked = not checks_syntax(program.text, task.walked, shown)  # parsed all the same: $TORCHLINT_NO_PREFILTER
         key = None
         if cache is not None:
             key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
@@ -133,7 +133,7 @@ def lint_files(
                                          source, program)
                 advance()
                 continue
-        if relay is None and prefiltering() and not may_hold_training_loop(program.text):
+        if relay is None and prefiltering() and not may_train(program.text, shown):
             # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
             # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
             # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
@@ -155,7 +155,7 @@ def lint_files(
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics, dependencies)
-        unchecked = not checks_syntax(program.text, tasks[index].walked)
+        unchecked = not checks_syntax(program.text, tasks[index].walked, shown)
         diagnostics = program.to_file(_without_syntax_error(diagnostics, unchecked))
         results[index] = _result(shown, diagnostics, problems, source, program)
         advance()

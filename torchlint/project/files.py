@@ -3,19 +3,25 @@
 A module read here is parsed whole once per process and content (path, size, modification time);
 what the facts take from it is a function or a class of it and its own names. A file that does not
 parse, or is too big to be worth it, is not the project's as far as the facts go.
+
+What an object called in a loop is (`ProjectFiles.carrier_of`, `handed`) is read from the project's
+index (`torchlint.project.index`, stdlib `ast`); only the file of the class or function it leads to
+is parsed, and only when the index says that class's method or that function runs a backward.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
 from torchlint.names import ModuleNames
 from torchlint.project.imports import Lookup, module_file
+from torchlint.project.index import ProjectIndex, file_summary, read_text
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
 _MAX_BYTES = 1_000_000
@@ -58,6 +64,93 @@ class ProjectFiles:
         # them (a cache entry of the importer is valid while they are unchanged). Filled by `training.origin`.
         self.used: Set[str] = set()
         self.lookup = Lookup()
+        self._index: Optional[ProjectIndex] = None
+        self._handed: Dict[Tuple[str, str, str], Optional[Tuple[ProjectModule, cst.FunctionDef]]] = {}
+
+    @property
+    def index(self) -> ProjectIndex:
+        """The importer's project, indexed (`torchlint.project.index`)."""
+        if self._index is None:
+            self._index = ProjectIndex.of(str(self.importer))
+        return self._index
+
+    def locate(self, level: int, dotted: str) -> Optional[Tuple[str, str]]:
+        """(file, top-level name) an imported dotted name leads to in the project: `(0, util.misc.NativeScaler)`
+        -> (`.../util/misc.py`, `NativeScaler`)."""
+        parts = dotted.split(".")
+        if len(parts) < 2:
+            return None
+        path = module_file(self.importer, ".".join(parts[:-1]), level, self.lookup)
+        return (os.path.abspath(str(path)), parts[-1]) if path is not None else None
+
+    def carrier(self, path: str, name: str, method: Optional[str] = None
+                ) -> Optional[Tuple[ProjectModule, cst.FunctionDef]]:
+        """The top-level function `name` of the file `path`, or the method `method` of its class `name`, parsed,
+        when the index says it runs a backward (`ProjectIndex.carries`); the file is then one the facts read."""
+        if not self.index.carries(path, name, method):
+            return None
+        module = load(Path(path))
+        if module is None:
+            return None
+        self.used.add(str(module.path))
+        if method is None:
+            found = module.definition(name)
+            return (module, found) if isinstance(found, cst.FunctionDef) else None
+        function = module.functions.method_of_class(name, method)
+        return (module, function) if function is not None else None
+
+    def handed(self, function: cst.FunctionDef, parameter: str, method: str
+               ) -> Optional[Tuple[ProjectModule, cst.FunctionDef]]:
+        """What an object that the importer's top-level `function` receives as `parameter` runs when called
+        (`method` `__call__`; a method called by name on a parameter is not followed): the `__call__` of the one
+        class of the project whose objects every call of `function` in the project passes for `parameter`
+        (`main.py` builds `loss_scaler = NativeScaler()` and calls `train_one_epoch(..., loss_scaler)`). None when no call is found, one passes
+        something else or nothing (a default), or they pass objects of different classes: what the parameter
+        holds is then unknown. Every file read for the answer is one the facts rest on."""
+        key = (function.name.value, parameter, method)
+        if key not in self._handed:
+            self._handed[key] = self._handed_class(function, parameter, method)
+        return self._handed[key]
+
+    def _handed_class(self, function: cst.FunctionDef, parameter: str, method: str
+                      ) -> Optional[Tuple[ProjectModule, cst.FunctionDef]]:
+        index = self.index
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        keywords = positional + [p.name.value for p in params.kwonly_params]
+        importer = os.path.abspath(str(self.importer))
+        text = read_text(importer)
+        handed = index.handoffs(importer, text).get(function.name.value, ()) if text is not None else ()
+        if method != "__call__" or parameter not in keywords or not (
+                parameter in handed or (parameter in positional and str(positional.index(parameter)) in handed)):
+            return None  # no file of the project hands this parameter an object of a class whose call backpropagates
+        callers = index.callers(str(self.importer), function.name.value)
+        if not callers:
+            return None
+        classes: Set[Tuple[str, str]] = set()
+        for path, call in callers:
+            self.used.add(path)
+            argument = dict(call.keywords).get(parameter)
+            if argument is None and parameter in positional and positional.index(parameter) < len(call.positional):
+                argument = call.positional[positional.index(parameter)]
+            if argument is None:
+                return None  # not passed (the default), or passed through `*args`/`**kwargs`: unknown
+            summary = file_summary(path)
+            if summary is None:
+                return None
+            values: List[Optional[str]] = [argument.built] if argument.built is not None else (
+                list(summary.values_of(call.scope, argument.name)) if argument.name is not None else [])
+            if not values or None in values:
+                return None
+            for value in values:
+                resolved = index.resolve(path, summary, value)
+                if resolved is None:
+                    return None
+                classes.add(resolved)
+        if len(classes) != 1:
+            return None
+        path, name = classes.pop()
+        return self.carrier(path, name, method)
 
     def definition(self, level: int, dotted: str) -> Optional[Tuple[ProjectModule, Definition]]:
         """The function or class an imported name leads to (`names.imported`), in a file of the project;

@@ -85,7 +85,7 @@ class BackwardUnderNoGrad(Rule):
                 loss = context.code(backward.loss)
                 message = (
                     f"`{loss}` is computed under `{context.code(disabled)}`, so it has no graph: "
-                    f"`{context.code(backward.node)}` fails with \"element 0 of tensors does not require grad "
+                    f"`{context.site_code(backward)}` fails with \"element 0 of tensors does not require grad "
                     f"and does not have a grad_fn\". Compute the loss with gradients enabled."
                 )
                 yield Finding(backward.node, message)

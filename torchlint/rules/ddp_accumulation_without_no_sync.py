@@ -128,7 +128,7 @@ class DdpAccumulationWithoutNoSync(Rule):
         count = context.code(check.count)
         condition = f"`{context.quote(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
-                f"micro-batch, but `{context.code(step.node)}` only when {condition}")
+                f"micro-batch, but `{context.site_code(step)}` only when {condition}")
         around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
                            if _context_kind(item, loop, backward, context.names) == "sync"]
         if around_backward:

@@ -276,10 +276,12 @@ def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleN
                                   reaching=lambda name, at: loop.reaching(name, at))
         receiver, at = step.receiver, step.point[0]
     else:
-        scope = roles.ModuleScope(names, step.via.flow, loop.functions)
-        scaled = positional(step.node, 0) if step.via_scaler else None
-        receiver = dotted_name(scaled) if scaled is not None else dotted_name(getattr(step.node.func, "value", None))
-        at = step.via.node
+        via = step.via  # read where the step is: in a function of this file, or of another file of the project
+        functions = via.elsewhere.functions if via.elsewhere is not None else loop.functions
+        scope = roles.ModuleScope(via.names(names), via.flow, functions)
+        scaled = positional(via.site, 0) if step.via_scaler else None
+        receiver = dotted_name(scaled) if scaled is not None else dotted_name(getattr(via.site.func, "value", None))
+        at = via.node
     definitions = scope.reaching(receiver, at) if receiver else []
     return bool(definitions) and all(_fresh_optimizer(d, scope) for d in definitions)
 

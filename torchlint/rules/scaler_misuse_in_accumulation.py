@@ -148,7 +148,7 @@ class ScalerMisuseInAccumulation(Rule):
 
     def _every_micro_batch(self, context: FileContext, loop: TrainingLoop, work: _Work, works: List[_Work],
                            step: StepSite, check: AccumulationCheck) -> Finding:
-        what, step_code = context.code(work.site.node), context.code(step.node)
+        what, step_code = context.code(work.site.node), context.site_code(step)
         condition = f"`{context.code(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = f"`{what}` runs on every micro-batch but `{step_code}` only when {condition}"
         updates_every = any(other.kind == "update" and other.receiver == work.receiver
@@ -499,7 +499,7 @@ def _move(context: FileContext, loop: TrainingLoop, work: _Work, works: List[_Wo
     applicability = SAFE if isinstance(statement, cst.Expr) else UNSAFE
     what = context.code(statement)
     if work.kind == "update":
-        fix = context.move_after(site, step, f"Move `{what}` after `{context.code(step.node)}`")
+        fix = context.move_after(site, step, f"Move `{what}` after `{context.site_code(step)}`")
         return fix if applicability == SAFE else None
     anchor: Site = step
     if work.kind == "unscale":
@@ -507,7 +507,7 @@ def _move(context: FileContext, loop: TrainingLoop, work: _Work, works: List[_Wo
                  and loop.dominates(other.site, step)]
         anchor = next((clip for clip in clips if not any(loop.dominates(c, clip) for c in clips if c is not clip)),
                       step)
-    return context.move_before(site, anchor, f"Move `{what}` before `{context.code(anchor.node)}`", applicability)
+    return context.move_before(site, anchor, f"Move `{what}` before `{context.site_code(anchor)}`", applicability)
 
 
 def _timeline(loop: TrainingLoop, work: _Work, step: StepSite, check: AccumulationCheck) -> Optional[str]:

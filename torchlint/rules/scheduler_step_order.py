@@ -99,7 +99,7 @@ class SchedulerStepOrder(Rule):
                 problem = self._problem(loop, scheduler, step, check, per_micro_batch)
                 if problem is None:
                     continue
-                sched_code, step_code = context.code(scheduler.node), context.code(step.node)
+                sched_code, step_code = context.code(scheduler.node), context.site_code(step)
                 if problem == "before":
                     message = (
                         f"`{sched_code}` runs before `{step_code}`: PyTorch skips the first value of the "

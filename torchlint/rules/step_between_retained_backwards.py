@@ -131,7 +131,7 @@ class StepBetweenRetainedBackwards(Rule):
         loss = loss if isinstance(second.loss, (cst.Name, cst.Attribute)) else f"({loss})"
         restricted = f"`{loss}.backward(inputs=[...])` with only the parameters it should train"
         message = (
-            f"`{context.code(step.node)}` updates `{model}`'s parameters in place between "
+            f"`{context.site_code(step)}` updates `{model}`'s parameters in place between "
             f"`{context.code(first.node)}` and `{context.code(second.node)}`, which backpropagates through "
             f"the same retained graph (`{shared}`, computed by `{model}` before the first backward): autograd "
             f"raises \"one of the variables needed for gradient computation has been modified by an inplace "

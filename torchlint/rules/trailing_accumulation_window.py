@@ -85,7 +85,7 @@ from torchlint.model import UNSAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
-from torchlint.training.windows import known_length, sized
+from torchlint.training.windows import checks_in, known_length, sized
 from torchlint.walk import calls_in, contains, preorder
 
 
@@ -122,25 +122,34 @@ class TrailingAccumulationWindow(Rule):
                 run = loop.run_of(step, check)
                 fix = None
                 if sized(iterable, context.names, loop.known_value) is not False:
-                    fix = self._fix(context, check, counter, iterable, condition)
+                    fix = self._fix(context, check, counter, iterable, condition, _reset_conditions(loop, step, check))
                 elif iterable is not None:
                     message += (f" `{context.code(iterable)}` has no length to test for the last micro-batch: "
                                 f"call `{step.receiver}.step()` once more after the loop.")
                 yield Finding(check.expression, message, fix, timeline=run.lines() if run is not None else None)
 
     @staticmethod
-    def _fix(context: FileContext, check, counter, iterable, condition) -> Optional[Fix]:
+    def _fix(context: FileContext, check, counter, iterable, condition, resets=()) -> Optional[Fix]:
+        """Let the step through on the last micro-batch; `resets`: the conditions of the optimizer's resets
+        that test the same window apart from the step (`if (i + 1) % n == 0: optimizer.zero_grad()` beside
+        `loss_scaler(..., update_grad=(i + 1) % n == 0)`), rewritten alike, so the gradients the last step
+        applies are reset too."""
         if not isinstance(iterable, (cst.Name, cst.Attribute)):
             return None
         length = f"len({context.code(iterable)})"
         last = f"({counter.name} + 1)" if counter.start == 0 else counter.name
+        edits = []
+        for test, negated in ((condition, check.negated), *resets):
+            if negated:
+                rewritten = f"{_grouped(context, test, cst.Or)} and {last} != {length}"
+            else:
+                rewritten = f"{_grouped(context, test, cst.And)} or {last} == {length}"
+            edits.append(context.replace(test, rewritten))
         if check.negated:
             title = f"Do not skip the step on the last micro-batch (`{last} != {length}`)"
-            rewritten = f"{_grouped(context, condition, cst.Or)} and {last} != {length}"
         else:
             title = f"Also step on the last micro-batch (`{last} == {length}`)"
-            rewritten = f"{_grouped(context, condition, cst.And)} or {last} == {length}"
-        return Fix(UNSAFE, title, (context.replace(condition, rewritten),))
+        return Fix(UNSAFE, title, tuple(edits))
 
     valid = (
         """
@@ -315,6 +324,25 @@ for epoch in range(epochs):
             line=6,
         ),
     )
+
+
+def _reset_conditions(loop: TrainingLoop, step: StepSite, check: AccumulationCheck
+                      ) -> List[Tuple[cst.BaseExpression, bool]]:
+    """The `if` tests (and whether the reset runs where they are false) that gate a reset of the stepped
+    optimizer on the same window as `check`, apart from the step's own condition: the step in a function of
+    another file under `update_grad=(i + 1) % n == 0`, the reset in the loop under `if (i + 1) % n == 0:`."""
+    found: List[Tuple[cst.BaseExpression, bool]] = []
+    single = len(loop.optimizer_names) == 1
+    for reset in loop.resets:
+        if reset.kind != "zero_grad" or not (reset.target == step.receiver or single):
+            continue
+        for guard in reset.guards:
+            if guard.test is check.condition or guard.test is check.guard.test or guard.after_continue:
+                continue
+            if any(own.same_window(check) for own in checks_in(guard.test, guard, not guard.negated)) \
+                    and all(test is not guard.test for test, _ in found):
+                found.append((guard.test, guard.negated))
+    return found
 
 
 def _grouped(context: FileContext, condition: cst.BaseExpression, binds_looser: type) -> str:

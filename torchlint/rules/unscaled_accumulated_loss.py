@@ -197,7 +197,7 @@ class UnscaledAccumulatedLoss(Rule):
         loss = context.code(backward.loss)
         count = context.code(check.count)
         source = f" (`{origin.sources[0]}`)" if origin.sources else ""
-        also = "".join(f" (nor before `{context.code(other.node)}` at line {context.site_line(other)})"
+        also = "".join(f" (nor before `{context.site_code(other)}` at line {context.site_line(other)})"
                        for other in others)
         message = (
             f"`{loss}` is a mean over each micro-batch{source} but is not divided by `{count}` before "
@@ -218,9 +218,11 @@ class UnscaledAccumulatedLoss(Rule):
             edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
         else:
             scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"
-            # A method's receiver needs parentheses; a call's argument does not.
+            # A method's receiver needs parentheses; a call's argument (also the one a call of the loop passes to
+            # a function of another file that backpropagates it) does not.
             divided = f"{scaled} / {divisor}"
-            edit = context.replace(backward.loss, f"({divided})" if backward.kind == "tensor" else divided)
+            receiver = backward.kind == "tensor" and not backward.elsewhere
+            edit = context.replace(backward.loss, f"({divided})" if receiver else divided)
         return Finding(backward.node, message, Fix(SAFE, f"Divide `{loss}` by `{count}` before `backward()`", (edit,)))
 
     valid = (

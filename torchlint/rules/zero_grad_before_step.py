@@ -69,11 +69,11 @@ class ZeroGradBeforeStep(Rule):
                     backward = _backward_before(loop, reset)
                     reset_code = reset.quote(context.code)
                     message = (
-                        f"`{reset_code}` runs after `{context.code(backward.node)}` and before "
-                        f"`{context.code(step.node)}`: the step applies zero gradients, so the model does not "
+                        f"`{reset_code}` runs after `{context.site_code(backward)}` and before "
+                        f"`{context.site_code(step)}`: the step applies zero gradients, so the model does not "
                         f"learn from this batch."
                     )
-                    fix = context.move_after(reset, step, f"Move `{reset_code}` after `{context.code(step.node)}`")
+                    fix = context.move_after(reset, step, f"Move `{reset_code}` after `{context.site_code(step)}`")
                     yield Finding(reset.node, message, fix)
 
     valid = (

@@ -82,11 +82,11 @@ class ZeroGradEveryMicrobatch(Rule):
                     if check.guard.negated:  # in the `else`, or after `if ...: continue`
                         condition += " is false"
                     message = (
-                        f"`{reset_code}` runs on every micro-batch but `{context.code(step.node)}` only when "
+                        f"`{reset_code}` runs on every micro-batch but `{context.site_code(step)}` only when "
                         f"{condition}: each step sees only the last micro-batch's gradients, so accumulation "
                         f"over `{context.code(check.count)}` micro-batches is silently disabled."
                     )
-                    title = f"Move `{reset_code}` into the step's block, after `{context.code(step.node)}`"
+                    title = f"Move `{reset_code}` into the step's block, after `{context.site_code(step)}`"
                     yield Finding(reset.node, message, context.move_after(reset, step, title),
                                   timeline=_timeline(loop, step, check))
 

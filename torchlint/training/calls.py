@@ -12,14 +12,34 @@ collector records them at the call's point in the caller's graph, each with a
 
 Only what the callee runs on every call is taken: statements of its body
 outside any `if`, loop, `except` or `else` (through `with` and a `try`'s body
-and `finally`), in a function whose only `return` is its last statement.
-Calls are followed two functions deep; what each function does is computed
-once per file.
+and `finally`), in a function whose only `return` is its last statement;
+and the statements of an `if` (or its `else`) that tests a parameter the
+function never rebinds (`if update_grad: scaler.step(optimizer)`), which run
+when what the call passes for it holds: a literal settles it (`True`, the
+default when nothing is passed), an expression becomes a condition of the
+site at the call (`update_grad=(i + 1) % accum == 0`: the step runs under the
+loop's window condition). Calls are followed two functions deep; what each
+function does is computed once per file.
+
+A loop also spans files (`Functions.remote`): a call of a function of another
+file of the project (`from utils import train_step`), or of an object whose
+class is one of the project's (`scaler(loss, opt)` runs its `__call__`,
+`trainer.step(loss)` its `step`), when the project's index says that
+function or method runs a backward (`torchlint.project`). What the object is
+comes from the file's own bindings of its name (`loss_scaler =
+NativeScaler()`), or, for a parameter of the loop's function, from every call
+of that function in the project (`main.py` passes the scaler it built); when
+they do not all say the same class, it is unknown and nothing is followed.
+The sites found in another file are recorded at the loop's call with a `Via`
+that names that file (`Via.elsewhere`); a backward's loss is then the
+argument the call passes for it, when the backward takes the parameter as it
+came in (else unknown).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -27,7 +47,7 @@ import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, FunctionFlow
 from torchlint.flow.cfg import block_of
-from torchlint.names import ModuleNames, dotted_name, short_callee
+from torchlint.names import ModuleNames, dotted_name, int_value, keyword, short_callee
 from torchlint.training import graph, roles
 from torchlint.walk import calls_in, preorder
 
@@ -45,10 +65,31 @@ class Via:
     statement: cst.CSTNode  # the statement holding the site, in that function
     renames: Tuple[Tuple[str, str], ...] = ()  # the function's parameters -> what the loop passed
     order: int = 0  # the order in which the sites of one call of the loop run (they share the call's point)
+    # The file the function is in, when it is another file of the project (`torchlint.project.ProjectModule`).
+    elsewhere: Optional[object] = None
+    # The site runs when this expression of the loop's call holds (`holds` False: when it does not): what the
+    # call passes for the parameter an `if` of the function tests (`update_grad=(i + 1) % accum == 0`).
+    condition: Optional[Tuple[cst.BaseExpression, bool]] = None
+    parameter: Optional[str] = None  # that parameter, `update_grad`
+    site: Optional[cst.Call] = None  # the backward or step call in the function (the site's `node` in this file)
+    bound: bool = False  # the call runs a method of an object (`scaler(...)` its `__call__`): it passes no `self`
 
     @property
     def name(self) -> str:
         return self.function.name.value
+
+    def names(self, here: ModuleNames) -> ModuleNames:
+        """The names of the file the function is in (`here`: the loop's file)."""
+        return self.elsewhere.names if self.elsewhere is not None else here
+
+    def passed(self, value: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """What the loop's call passes for `value`, a parameter the function reads as it came in (no binding of
+        it reaches the site): `loss` of the loop for `loss` of `__call__(self, loss, ...)`; else None."""
+        if not isinstance(value, cst.Name) or value.value == "self":
+            return None
+        if any(d.kind != "parameter" for d in self.flow.reaching(self.node, value.value)):
+            return None
+        return argument_for(self.call, self.function, value.value, self.bound or None)
 
     def rename(self, dotted: Optional[str]) -> Optional[str]:
         """`optimizer` (a parameter) -> `self.opt` (what the loop passed); None for one the call did not pass."""
@@ -65,13 +106,26 @@ class Via:
 
 @dataclass(frozen=True)
 class Inner:
-    """A backward or `.step()` a function runs on every call, where it is in that function."""
+    """A backward or `.step()` a function runs on every call, or when a parameter it tests holds
+    (`condition`: the parameter, and whether the site runs where it is true), where it is in that function."""
 
     call: cst.Call
     function: cst.FunctionDef
     flow: FunctionFlow
     node: int
     statement: cst.CSTNode
+    condition: Optional[Tuple[str, bool]] = None
+
+
+@dataclass(frozen=True)
+class Remote:
+    """What a call in a loop runs in another file of the project (or through an object of a class of this file):
+    `function`, in `module` (None: this file); `receiver`, the loop's name for the object the function is a
+    method of (`self` there)."""
+
+    module: Optional[object]  # torchlint.project.ProjectModule
+    function: cst.FunctionDef
+    receiver: Optional[str] = None
 
 
 class Scope:
@@ -117,6 +171,9 @@ class Functions:
         self.nested: Dict[int, Dict[str, cst.FunctionDef]] = {}  # id(function) -> functions defined in it
         self._work: Dict[int, Tuple[Inner, ...]] = {}
         self._flows: Dict[int, FunctionFlow] = {}
+        self._remote: Dict[Tuple[int, int], Optional[Remote]] = {}
+        self._statements: Dict[int, tuple] = {}
+        self._rebound: Dict[Tuple[int, str], bool] = {}
         classes: Dict[str, cst.ClassDef] = {}
         self._classes: List[cst.ClassDef] = []
         self._index(block_of(module), None, None, classes)
@@ -182,7 +239,8 @@ class Functions:
         return flow
 
     def runs(self, function: cst.FunctionDef) -> Tuple[Inner, ...]:
-        """The backwards and `.step()` calls `function` runs on every call (through the functions it calls)."""
+        """The backwards, `.step()` and `.zero_grad()` calls `function` runs on every call, or under a parameter
+        it tests."""
         known = self._work.get(id(function))
         if known is not None:
             return known
@@ -190,13 +248,13 @@ class Functions:
         found: List[Inner] = []
         if _returns_only_at_end(function):
             flow = None
-            for statement in _every_call_statements(block_of(function)):
+            for statement, condition in self.run_statements(function):
                 for call in calls_in(statement):
                     if _interesting(call, self.names):
                         flow = flow or self.flow(function)
                         node = _node_of(flow, statement)
                         if node is not None:
-                            found.append(Inner(call, function, flow, node, statement))
+                            found.append(Inner(call, function, flow, node, statement, condition))
         self._work[id(function)] = tuple(found)
         return self._work[id(function)]
 
@@ -206,23 +264,118 @@ class Functions:
             yield inner, dataclasses.replace(via, order=order)
 
     def _inlined(self, call: cst.Call, caller: Optional[cst.FunctionDef], renames: Tuple[Tuple[str, str], ...],
-                 depth: int) -> Iterator[Tuple[Inner, Via]]:
+                 depth: int, elsewhere: Optional[object] = None) -> Iterator[Tuple[Inner, Via]]:
         function = self.callee(call, caller)
+        functions, receiver = self, None
+        if function is None and depth == 1:
+            remote = self.remote(call, caller)
+            if remote is None:
+                return
+            function, receiver = remote.function, remote.receiver
+            if remote.module is not None:
+                functions, elsewhere = remote.module.functions, remote.module
         if function is None or function is caller:
             return
-        here = _compose(_renames(call, function), renames)
-        own = {id(inner.call): inner for inner in self.runs(function)}
+        here = _compose(_renames(call, function, receiver is not None), renames)
+        if receiver is not None:
+            here += (("self", receiver),)  # `self._scaler` of the object's method is the loop's `scaler._scaler`
+        own = {id(inner.call): inner for inner in functions.runs(function)}
         nested = depth < MAX_DEPTH and _returns_only_at_end(function)
         if not own and not nested:
             return
-        for statement in _every_call_statements(block_of(function)):
+        for statement, condition in functions.run_statements(function):
+            passed = None
+            if condition is not None:
+                passed = _condition_at(call, function, condition, depth, receiver is not None)
+                if passed is False:
+                    continue  # never runs on this call (`update_grad=False`), or unknown in the loop's terms
             for inner_call in calls_in(statement):
                 inner = own.get(id(inner_call))
                 if inner is not None:
-                    yield inner, Via(call, function, inner.flow, inner.node, inner.statement, here)
-                elif nested and not _interesting(inner_call, self.names):
-                    for deeper, via in self._inlined(inner_call, function, here, depth + 1):
+                    yield inner, Via(call, function, inner.flow, inner.node, inner.statement, here, site=inner.call,
+                                     bound=receiver is not None, elsewhere=elsewhere, condition=passed if passed is not True else None,
+                                     parameter=condition[0] if condition is not None and passed is not True
+                                     else None)
+                elif nested and condition is None and not _interesting(inner_call, functions.names):
+                    for deeper, via in functions._inlined(inner_call, function, here, depth + 1, elsewhere):
                         yield deeper, dataclasses.replace(via, call=call)  # recorded at the loop's own call
+
+    def run_statements(self, function: cst.FunctionDef) -> tuple:
+        """`_run_statements`, once per function."""
+        known = self._statements.get(id(function))
+        if known is None:
+            known = self._statements[id(function)] = tuple(_run_statements(function, self.rebinds))
+        return known
+
+    def rebinds(self, function: cst.FunctionDef, name: str) -> bool:
+        """`_rebinds`, once per function and name."""
+        key = (id(function), name)
+        if key not in self._rebound:
+            self._rebound[key] = _rebinds(function, name)
+        return self._rebound[key]
+
+    def remote(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> Optional[Remote]:
+        """What a call runs that is not a function of this file (`callee`): a function of another file of the
+        project, or a method of an object of a class of the project (see the module's docstring); None when
+        the code does not say, or the index says it runs no backward."""
+        key = (id(call), id(caller))
+        if key not in self._remote:
+            self._remote[key] = self._find_remote(call, caller)
+        return self._remote[key]
+
+    def _find_remote(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> Optional[Remote]:
+        project = self.names.project
+        dotted = dotted_name(call.func)
+        if project is None or dotted is None or not project.index.carriers():
+            return None
+        imported = self.names.imported(dotted)
+        if imported is not None:  # `train_step(...)`, `utils.train_step(...)`: a function of another file
+            if imported[1].rsplit(".", 1)[-1] not in project.index.carrier_functions():
+                return None
+            located = project.locate(*imported)
+            found = project.carrier(*located) if located is not None else None
+            return Remote(found[0], found[1]) if found is not None else None
+        receiver, method = (dotted, "__call__") if isinstance(call.func, cst.Name) else dotted.rsplit(".", 1)
+        if receiver == "self" or method not in project.index.carrier_methods():
+            return None  # a method of the caller's own class (`callee`'s), or no class of the project runs one
+        if caller is not None and receiver in _parameter_names(caller):
+            if caller is not self.module_functions.get(caller.name.value):
+                return None
+            found = project.handed(caller, receiver, method)  # what the project's calls of `caller` pass
+            if found is None or self.rebinds(caller, receiver):
+                return None
+            return Remote(found[0], found[1], receiver)
+        classes = self._classes_of(receiver)
+        if len(classes) != 1:
+            return None
+        where, name = classes.pop()
+        if not name:
+            return None
+        if where is None:  # a class of this file
+            if not project.index.carries(os.path.abspath(str(project.importer)), name, method):
+                return None
+            function = self.method_of_class(name, method)
+            return Remote(None, function, receiver) if function is not None else None
+        found = project.carrier(where, name, method)
+        return Remote(found[0], found[1], receiver) if found is not None else None
+
+    def _classes_of(self, receiver: str) -> set:
+        """The classes whose objects the file binds `receiver` to (`loss_scaler = NativeScaler()`), as (file,
+        class): the file of the project an imported class is in, None for a class of this file, and ("", "")
+        for a value that is no object of a class the code shows. Empty when the file does not bind the name."""
+        project = self.names.project
+        found = set()
+        for value in self.names.values_of(receiver):
+            constructor = dotted_name(value.func) if isinstance(value, cst.Call) else None
+            imported = self.names.imported(constructor) if constructor is not None else None
+            located = project.locate(*imported) if imported is not None else None
+            if located is not None:
+                found.add(located)
+            elif constructor is not None and imported is None and len(self.names.classes.get(constructor, ())) == 1:
+                found.add((None, constructor))
+            else:
+                found.add(("", ""))
+        return found
 
     def by_name(self, callee: str) -> Optional[cst.FunctionDef]:
         """The function a call of `callee` runs, read without the caller: `compute_loss` of the module,
@@ -267,9 +420,10 @@ class Functions:
                 self._index_calls(block_of(owner), inside)
 
     def has_work(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> bool:
-        """`call` runs a backward of this file's functions on every call."""
-        return any(roles.classify_backward(inner.call, self.names) is not None
-                   for inner, _ in self.inlined(call, caller))
+        """`call` runs a backward of this file's functions, or of another file's, on every call (or under what
+        it passes)."""
+        return any(roles.classify_backward(inner.call, via.names(self.names)) is not None
+                   for inner, via in self.inlined(call, caller))
 
 
 def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
@@ -283,12 +437,143 @@ def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 def _interesting(call: cst.Call, names: ModuleNames) -> bool:
-    """A backward (not `autograd.grad`, which only returns gradients), or a `.step()`."""
+    """A backward (not `autograd.grad`, which only returns gradients), a `.step()`, or a `.zero_grad()` (read
+    only for a function of another file: the resets of this file's helpers are `roles.helpers`')."""
     backward = roles.classify_backward(call, names)
     if backward is not None:
         return backward[0] != "grad"
     func = call.func
-    return isinstance(func, cst.Attribute) and func.attr.value == "step"
+    return isinstance(func, cst.Attribute) and func.attr.value in ("step", "zero_grad")
+
+
+def _run_statements(function: cst.FunctionDef, rebinds=None
+                    ) -> Iterator[Tuple[cst.CSTNode, Optional[Tuple[str, bool]]]]:
+    """The simple statement lines a function runs on every call (with no condition), and those of an `if`
+    among them that tests a parameter it never rebinds, `if update_grad:` / `if not update_grad:` (with the
+    parameter, and whether they run where it is true), in source order."""
+    parameters = set(_parameter_names(function)) - {"self"}
+    for statement in _every_call_blocks(block_of(function)):
+        if not isinstance(statement, cst.If):
+            yield statement, None
+            continue
+        tested = _tested_parameter(statement.test, parameters)
+        if tested is None or (rebinds or _rebinds)(function, tested[0]):
+            continue
+        name, holds = tested
+        for inner in _every_call_statements(block_of(statement)):
+            yield inner, (name, holds)
+        if isinstance(statement.orelse, cst.Else):
+            for inner in _every_call_statements(block_of(statement.orelse)):
+                yield inner, (name, not holds)
+
+
+def _tested_parameter(test: cst.BaseExpression, parameters: set) -> Optional[Tuple[str, bool]]:
+    """`update_grad` -> (`update_grad`, True); `not update_grad` -> (`update_grad`, False)."""
+    if isinstance(test, cst.Name) and test.value in parameters:
+        return test.value, True
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _tested_parameter(test.expression, parameters)
+        return (inner[0], not inner[1]) if inner is not None else None
+    return None
+
+
+def _every_call_blocks(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """`_every_call_statements`, with the `if` statements met at that level as they are."""
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            yield statement
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield statement
+        elif isinstance(statement, cst.With):
+            yield from _every_call_blocks(block_of(statement))
+        elif isinstance(statement, (cst.Try, cst.TryStar)):
+            yield from _every_call_blocks(block_of(statement))
+            if statement.finalbody is not None:
+                yield from _every_call_blocks(block_of(statement.finalbody))
+
+
+def _rebinds(function: cst.FunctionDef, name: str) -> bool:
+    """The function (not a function nested in it) assigns `name` somewhere."""
+    for part in preorder(function.body):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(part, cst.Assign):
+            targets = [target.target for target in part.targets]
+        elif isinstance(part, (cst.AugAssign, cst.AnnAssign)):
+            targets = [part.target]
+        elif isinstance(part, (cst.For, cst.CompFor)):
+            targets = [part.target]
+        elif isinstance(part, cst.NamedExpr):
+            targets = [part.target]
+        elif isinstance(part, cst.AsName):
+            targets = [part.name]
+        elif isinstance(part, cst.Del):
+            targets = [part.target]
+        for target in targets:
+            if any(isinstance(node, cst.Name) and node.value == name for node in preorder(target)):
+                return True
+    return False
+
+
+def argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str,
+                 bound: Optional[bool] = None) -> Optional[cst.BaseExpression]:
+    """What `call` passes for `function`'s `parameter` (by keyword, or by position; `bound`: the call runs a
+    method of an object, whose `self` it does not pass; by default, a call of an attribute); None when it does
+    not pass it, or passes it through `*args`/`**kwargs`."""
+    value = keyword(call, parameter)
+    if value is not None:
+        return value
+    positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if bound is None:
+        bound = isinstance(call.func, cst.Attribute)
+    if bound and positional and positional[0] == "self":
+        positional = positional[1:]
+    if parameter not in positional:
+        return None
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if index == positional.index(parameter):
+                return arg.value
+            index += 1
+    return None
+
+
+def _default_of(function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == parameter:
+            return param.default
+    return None
+
+
+def _condition_at(call: cst.Call, function: cst.FunctionDef, condition: Tuple[str, bool], depth: int,
+                  bound: bool):
+    """Whether a statement under `if <parameter>:` runs on this call: True (always: `update_grad=True`, or the
+    default `True` when nothing is passed), False (never, or not known in the loop's terms: a call deeper than
+    the loop's own passing a name), or the (expression, holds) of the loop's call it runs under."""
+    parameter, holds = condition
+    passed = argument_for(call, function, parameter, bound)
+    if passed is None and (any(arg.star for arg in call.args)):
+        return False
+    value = passed if passed is not None else _default_of(function, parameter)
+    if value is None:
+        return False
+    truth = _truth(value)
+    if truth is not None:
+        return truth == holds
+    if passed is None or depth > 1:
+        return False
+    return passed, holds
+
+
+def _truth(value: cst.BaseExpression) -> Optional[bool]:
+    """The truth of a literal: `True`/`False`/`None`, a number."""
+    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+        return value.value == "True"
+    number = int_value(value)
+    return bool(number) if number is not None else None
 
 
 def _every_call_statements(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
@@ -332,10 +617,11 @@ def _parameter_names(function: cst.FunctionDef) -> List[str]:
     return [parameter.name.value for parameter in every]
 
 
-def _renames(call: cst.Call, function: cst.FunctionDef) -> Tuple[Tuple[str, str], ...]:
-    """The callee's parameters bound to names of the caller: `train_step(net, opt)` -> (model, net), (optimizer, opt)."""
+def _renames(call: cst.Call, function: cst.FunctionDef, bound: bool = False) -> Tuple[Tuple[str, str], ...]:
+    """The callee's parameters bound to names of the caller: `train_step(net, opt)` -> (model, net), (optimizer, opt).
+    `bound`: the call runs a method of an object (`scaler(loss, opt)` its `__call__`), whose `self` it does not pass."""
     positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    if positional and positional[0] == "self" and isinstance(call.func, cst.Attribute):
+    if positional and positional[0] == "self" and (bound or isinstance(call.func, cst.Attribute)):
         positional = positional[1:]
     pairs = []
     index = 0

@@ -269,7 +269,7 @@ class TrainingLoop:
 
     def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
         """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""
-        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.assume))
+        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at))
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
         """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
@@ -614,9 +614,10 @@ class TrainingLoop:
     def origin(self, expression: cst.BaseExpression, use: Site, names: ModuleNames) -> LossOrigin:
         """Trace a loss expression used at `use` back through the loop body to its criterion (for a site
         a called function runs, through that function's body)."""
-        if use.via is not None:
+        if use.via is not None and use.via.elsewhere is None:
             scope = Scope(use.via.function, use.via.flow, self.functions)
             return OriginTracer(scope, names).trace(expression, use.via.node)
+        # A site in another file has the loss the loop's call passes it (`training.calls.Via.passed`).
         return OriginTracer(self, names).trace(expression, use.point[0])
 
     def divisions(self, expression: cst.BaseExpression, use: Site) -> List[Division]:
@@ -1126,9 +1127,13 @@ class _LoopFinder:
         calls: List[cst.Call] = []
         if _calls_backward_directly(loop, self.names, calls):
             return True
-        defined = self.names.functions  # only a call of a function defined in this file can run one
-        calls = [call for call in calls if short_callee(call.func) in defined]
-        return bool(calls) and any(self.functions.has_work(call, function) for call in calls)
+        defined = self.names.functions  # a call of a function defined in this file can run one
+        local = [call for call in calls if short_callee(call.func) in defined]
+        if local and any(self.functions.has_work(call, function) for call in local):
+            return True
+        # or a call that runs a function (or an object's method) of another file of the project
+        return self.names.project is not None and any(
+            self.functions.has_work(call, function) for call in calls if short_callee(call.func) not in defined)
 
     @property
     def functions(self) -> Functions:

@@ -41,6 +41,14 @@ class Guard:
     node: cst.CSTNode
     after_continue: bool = False
     assume: int = -1  # the assume node of the branch in the control-flow graph
+    # A condition passed as an argument (`update_grad=(i + 1) % n == 0` to a function whose `if update_grad:`
+    # holds the site, `training.calls`): `node` is the call, `at` its control-flow node, where `test` is read.
+    at: int = -1
+
+    @property
+    def read_at(self) -> int:
+        """The control-flow node where the test's names are read: the branch's, or the call's that passes it."""
+        return self.assume if self.assume >= 0 else self.at
 
 
 @dataclass(frozen=True)
@@ -57,9 +65,16 @@ class Site:
     via: Optional["Via"] = None  # run by a function the loop calls: where the site really is (`training.calls`)
 
     @property
+    def elsewhere(self) -> bool:
+        """The site runs in another file of the project, inside the call of the loop it is recorded at."""
+        return self.via is not None and self.via.elsewhere is not None
+
+    @property
     def on_own_line(self) -> bool:
-        """The statement is alone on an indented line, so it can be moved or deleted."""
-        return isinstance(self.statement, cst.SimpleStatementLine) and len(self.statement.body) == 1
+        """The statement is alone on an indented line, so it can be moved or deleted (not a call that runs the
+        site in another file, under conditions of its own there)."""
+        return isinstance(self.statement, cst.SimpleStatementLine) and len(self.statement.body) == 1 \
+            and not self.elsewhere
 
 
 @dataclass(frozen=True)
@@ -277,13 +292,19 @@ class SiteCollector:
         func = call.func
         callee = dotted_name(func)
         self.found.calls.append(CallSite(self._next(), syntax, callee=callee, **common))
+        ran = False  # the call runs what a function of the project does, recorded here
         if self.functions is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "step") \
                 and short_callee(func) in self.names.functions:
             self._inline(call, common)
+        elif self.functions is not None and self.names.project is not None:
+            remote = self.functions().remote(call, self.function)
+            if remote is not None:
+                ran = self._inline(call, common, remote=True)
+                self._remote_grad_work(call, remote, common)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = dotted_name(func.value)
-            if method == "step" and receiver is not None:
+            if method == "step" and receiver is not None and not ran:  # `trainer.step(loss)`: what it runs counts
                 self._add_step(call, receiver, common)
                 return
             if method == "zero_grad":
@@ -302,42 +323,96 @@ class SiteCollector:
         if scales:
             self.found.scalings.append(ScaleSite(self._next(), syntax, **common))
 
-    def _inline(self, call: cst.Call, common: dict) -> None:
-        """The backwards and steps a function of this file runs when the loop calls it, at the call."""
+    def _inline(self, call: cst.Call, common: dict, remote: bool = False) -> bool:
+        """The backwards and steps a function of this file (or of another file of the project) runs when the loop
+        calls it, at the call. A site in another file is recorded at the loop's call (the statement a person
+        edits is there), with the loss the call passes for it; a site under a parameter the call passes a
+        condition for (`update_grad=(i + 1) % n == 0`) runs under that condition too. `remote`: the call runs a
+        function of another file or a method of an object (`Functions.remote`), whose resets are sites too.
+        Whether any was found."""
+        found = False
         for inner, via in self.functions().inlined(call, self.function):
-            here = {**common, "statement": inner.statement, "via": via}
-            backward = roles.classify_backward(inner.call, self.names)
-            if backward is not None:
-                self._add_backward(inner.call, backward, here, via.rename)
-                continue
             func = inner.call.func
-            receiver = via.rename(dotted_name(func.value)) if isinstance(func, cst.Attribute) else None
+            resets = isinstance(func, cst.Attribute) and func.attr.value == "zero_grad"
+            if resets and not remote:
+                continue  # a helper of this file that resets: `_helper`'s
+            found = True
+            names = via.names(self.names)
+            here = {**common, "via": via}
+            node = call if via.elsewhere is not None else inner.call
+            if via.elsewhere is None:
+                here["statement"] = inner.statement
+            if via.condition is not None:
+                test, holds = via.condition
+                here["guards"] = common["guards"] + (Guard(test, not holds, call, at=common["point"][0]),)
+            own = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+            if resets:  # `self.optimizer.zero_grad()` in the object's method: the loop's `trainer.optimizer`'s reset
+                self.found.resets.append(ResetSite(self._next(), node, target=via.rename(own) or "", **here))
+                continue
+            backward = roles.classify_backward(inner.call, names)
+            if backward is not None:
+                if via.elsewhere is not None:
+                    backward = (backward[0], via.passed(backward[1]), backward[2])
+                self._add_backward(inner.call, backward, here, via.rename, node)
+                continue
+            receiver = via.rename(own)
             if receiver is not None:
-                self._add_step(inner.call, receiver, here, via.rename)
+                # A scaler as the function's file says (`self._scaler = GradScaler()` there), or as named here.
+                scaler = None if via.elsewhere is None else (
+                    roles.is_scaler(own, names) or roles.is_scaler(receiver, self.names))
+                self._add_step(inner.call, receiver, here, via.rename, scaler, node)
+        return found
+
+    def _remote_grad_work(self, call: cst.Call, remote, common: dict) -> None:
+        """The resets and rescalings of the gradients that a function of another file of the project (or a
+        method of an object) that the loop calls may run: in its body or in the functions of its file it calls.
+        Its `zero_grad()` calls that run on every call (or under what the call passes) are sites of their own
+        (`_inline`); any other reset makes the call a reset that may happen."""
+        inlined = any(reset.via is not None and reset.via.call is call for reset in self.found.resets)
+        module = remote.module
+        names = module.names if module is not None else self.names
+        functions = module.functions if module is not None else self.functions()
+        bodies = [remote.function] + [callee for part in calls_in(remote.function.body)
+                                      for callee in [functions.callee(part, remote.function)] if callee is not None]
+        work = [roles.GradWork(body.body, names) for body in bodies]
+        callee = dotted_name(call.func) or ""
+        if any(done.resets for done in work) and not inlined:
+            always = roles.resets_unconditionally(block_of(remote.function), names)
+            self.found.resets.append(ResetSite(self._next(), call, target=callee,
+                                               kind="helper" if always else "helper-maybe", **common))
+        if any(done.scales for done in work):
+            self.found.scalings.append(ScaleSite(self._next(), call, **common))
 
     def _add_backward(self, call: cst.Call, backward: tuple, fields: dict,
-                      rename: Callable[[Optional[str]], Optional[str]] = lambda name: name) -> None:
+                      rename: Callable[[Optional[str]], Optional[str]] = lambda name: name,
+                      node: Optional[cst.Call] = None) -> None:
         """A backward site from `roles.classify_backward`'s answer; `rename` maps a called function's names
-        to the loop's."""
+        to the loop's; `node`: where the site is recorded, when not at `call` (a call of the loop that runs it
+        in another file)."""
         kind, loss, receiver = backward
         self.found.backwards.append(BackwardSite(
-            self._next(), call, loss=loss, kind=kind, retain_graph=roles.retain_graph_arg(call, kind),
+            self._next(), node or call, loss=loss, kind=kind, retain_graph=roles.retain_graph_arg(call, kind),
             create_graph=is_true(keyword(call, "create_graph")), receiver=rename(receiver), **fields))
 
     def _add_step(self, call: cst.Call, receiver: str, fields: dict,
-                  rename: Optional[Callable[[Optional[str]], Optional[str]]] = None) -> None:
+                  rename: Optional[Callable[[Optional[str]], Optional[str]]] = None,
+                  scaler: Optional[bool] = None, node: Optional[cst.Call] = None) -> None:
         """`receiver.step(...)`; `scaler.step(optimizer)` is the optimizer's step. Through `rename`, an optimizer
-        that is a parameter the call did not pass gives no site."""
+        that is a parameter the call did not pass gives no site. `scaler`: whether the receiver is a scaler, as
+        the file of the call says (by default, this file); `node`: as for `_add_backward`."""
         scaled = positional(call, 0)
-        if scaled is not None and roles.is_scaler(receiver, self.names):
+        if scaler is None:
+            scaler = roles.is_scaler(receiver, self.names)
+        if scaled is not None and scaler:
             optimizer = dotted_name(scaled)
             if rename is not None:
                 optimizer = rename(optimizer)
                 if not optimizer:
                     return
-            self.found.steps.append(StepSite(self._next(), call, receiver=optimizer or "", via_scaler=True, **fields))
+            self.found.steps.append(StepSite(self._next(), node or call, receiver=optimizer or "", via_scaler=True,
+                                             **fields))
         else:
-            self.found.steps.append(StepSite(self._next(), call, receiver=receiver, **fields))
+            self.found.steps.append(StepSite(self._next(), node or call, receiver=receiver, **fields))
 
     def _helper(self, callee: Optional[str]) -> Tuple[bool, bool, bool]:
         """What the functions of this file that `callee` may run do to gradients: (they reset, one always

@@ -1,0 +1,652 @@
+"""The project's files indexed cheaply: who runs a backward, who calls whom, and with what.
+
+A training step often leaves the file of its loop: `engine.py`'s `train_one_epoch(..., loss_scaler)`
+calls `loss_scaler(loss, optimizer, update_grad=...)`, whose `__call__` in `util/misc.py` runs the backward
+and the step, and the scaler is built in `main.py`, which hands it to `train_one_epoch`. What the loop's
+facts need to know of the other files is small, and is read here with the standard library only:
+
+- the project's root (the repository's: the folder holding `.git`, a few levels up at most; else the
+  folder above the package the file is in) and its Python files;
+- the *carriers*: the top-level functions and classes whose body runs a backward (a call spelled
+  `backward(`), found in the text of the files that spell one (and the functions of such a file that
+  call one of its carrier functions), with no parse: a cheap superset that decides only whether a file
+  without a backward of its own is worth analysing (`may_call_into_training`);
+- a summary of a file, from CPython's `ast` (`FileSummary`): its imports, what each name is bound to in
+  each scope, the calls it makes and what they pass, its functions and classes. The callers of a function
+  (`callers`) are read from the summaries of the files that spell its name and its module's.
+
+Files are read once per process and content (path, size, modification time); a root's list of files is
+kept for a few seconds, so a long-lived process (the language server) sees new files soon enough.
+Nothing here imports LibCST: the engine's prefilter asks it before deciding to parse anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from torchlint.project.imports import Lookup, module_file
+
+# How many folders above a file its repository's root (`.git`) is looked for.
+_ROOT_LEVELS = 6
+# A project with more Python files than this is not indexed whole: callers found in it are not all of them.
+_MAX_FILES = 4000
+# Files bigger than this are not read (a vendored library, generated code).
+_MAX_BYTES = 1_000_000
+# How long a root's list of files is trusted, in seconds.
+_LISTING_SECONDS = 5.0
+_SKIPPED_FOLDERS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "build", "dist", "node_modules", "__pycache__", "site-packages",
+     ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".torchlint_cache", ".eggs"})
+
+_BACKWARD = re.compile(r"backward\s*\(")
+_HEADER = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
+_DEFINES = re.compile(r"[ \t]*(?:async[ \t]+)?def\b")
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*", re.MULTILINE)
+_WORD = re.compile(r"\w+")
+_CALLED = re.compile(r"(\w+)\s*\(")
+_DEFINED = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)  # a top-level function
+
+
+def project_root(path: str) -> str:
+    """The folder a file's project starts at: its repository's root, else the folder above its package."""
+    folder = os.path.dirname(os.path.abspath(path))
+    base = folder
+    for _ in range(_ROOT_LEVELS):
+        if os.path.exists(os.path.join(base, ".git")):
+            return base
+        parent = os.path.dirname(base)
+        if parent == base:
+            break
+        base = parent
+    base = folder
+    while os.path.isfile(os.path.join(base, "__init__.py")) and os.path.dirname(base) != base:
+        base = os.path.dirname(base)
+    return base
+
+
+# --- what one file says ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Argument:
+    """What a call passes: a name (`loss_scaler`), or an object built right there (`NativeScaler()`)."""
+
+    name: Optional[str] = None  # the dotted name passed
+    built: Optional[str] = None  # the dotted callee of a call passed as it is
+
+
+@dataclass(frozen=True)
+class CallSummary:
+    callee: str  # as written: `train_one_epoch`, `engine.train_one_epoch`
+    line: int
+    scope: str  # the function it is in (`main`, `Trainer.fit`), "" at module level
+    positional: Tuple[Argument, ...]
+    keywords: Tuple[Tuple[str, Argument], ...]
+    open_ended: bool  # `*args` before the end or `**kwargs`: what is passed where is unknown
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    line: int
+    positional: Tuple[str, ...]  # parameters that take positional arguments, `self` included
+    keyword_only: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    """What one file defines, imports, binds and calls, read with `ast`."""
+
+    imports: Dict[str, Tuple[int, str]]  # local name -> (level, dotted): `NativeScaler` -> (0, `util.misc.Native...`)
+    # (scope, name) -> the dotted callee of each value it is given there, None for a value that is not a call of a
+    # name (a parameter, a loop target, a literal...)
+    bindings: Dict[Tuple[str, str], Tuple[Optional[str], ...]]
+    calls: Tuple[CallSummary, ...]
+    functions: Dict[str, FunctionSummary]  # top-level functions
+    classes: Dict[str, Dict[str, FunctionSummary]]  # top-level classes -> their methods
+    parents: Dict[str, str]  # scope -> the scope it is nested in
+
+    def values_of(self, scope: str, name: str) -> Tuple[Optional[str], ...]:
+        """What `name` read in `scope` may hold: its bindings in the innermost scope that binds it."""
+        while True:
+            found = self.bindings.get((scope, name))
+            if found is not None:
+                return found
+            if not scope:
+                return ()
+            scope = self.parents.get(scope, "")
+
+
+def summarize(text: str) -> Optional[FileSummary]:
+    """The summary of a file's text; None when CPython does not parse it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return _Summarizer(tree).summary
+
+
+class _Summarizer:
+    def __init__(self, tree: ast.Module) -> None:
+        self.imports: Dict[str, Tuple[int, str]] = {}
+        self.bindings: Dict[Tuple[str, str], List[Optional[str]]] = {}
+        self.calls: List[CallSummary] = []
+        self.functions: Dict[str, FunctionSummary] = {}
+        self.classes: Dict[str, Dict[str, FunctionSummary]] = {}
+        self.parents: Dict[str, str] = {}
+        self._block(tree.body, "", None, top=True)
+        self.summary = FileSummary(self.imports, {key: tuple(values) for key, values in self.bindings.items()},
+                                   tuple(self.calls), self.functions, self.classes, self.parents)
+
+    def _bind(self, scope: str, target: ast.AST, value: Optional[str]) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind(scope, element, None)
+            return
+        if isinstance(target, ast.Starred):
+            self._bind(scope, target.value, None)
+            return
+        name = _dotted(target)
+        if name is not None:
+            self.bindings.setdefault((scope, name), []).append(value)
+
+    def _function(self, node, scope: str, class_name: Optional[str], top: bool) -> None:
+        arguments = node.args
+        positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
+        keyword_only = tuple(a.arg for a in arguments.kwonlyargs)
+        summary = FunctionSummary(node.lineno, positional, keyword_only)
+        if class_name is not None and top:
+            self.classes[class_name][node.name] = summary
+        elif top:
+            self.functions[node.name] = summary
+        inner = f"{scope}.{node.name}" if scope else (f"{class_name}.{node.name}" if class_name else node.name)
+        self.parents[inner] = scope
+        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                 *(a for a in (arguments.vararg, arguments.kwarg) if a is not None))
+        for parameter in every:
+            self.bindings.setdefault((inner, parameter.arg), []).append(None)
+        for default in (*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)):
+            self._expression(default, scope)
+        self._block(node.body, inner, None, top=False)
+
+    def _block(self, statements: Iterable[ast.stmt], scope: str, class_name: Optional[str], top: bool) -> None:
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._bind(scope, ast.Name(statement.name), None)
+                self._function(statement, scope, class_name, top)
+                continue
+            if isinstance(statement, ast.ClassDef):
+                self._bind(scope, ast.Name(statement.name), None)
+                if top and class_name is None and not scope:
+                    self.classes.setdefault(statement.name, {})
+                    self._block(statement.body, scope, statement.name, top=True)
+                else:
+                    self._block(statement.body, scope, None, top=False)
+                continue
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if scope or class_name:
+                        continue
+                    if alias.asname:
+                        self.imports[alias.asname] = (0, alias.name)
+                    else:
+                        head = alias.name.split(".")[0]
+                        self.imports[head] = (0, head)
+                continue
+            if isinstance(statement, ast.ImportFrom):
+                if scope or class_name:
+                    continue
+                for alias in statement.names:
+                    if alias.name == "*":
+                        continue
+                    origin = f"{statement.module}.{alias.name}" if statement.module else alias.name
+                    self.imports[alias.asname or alias.name] = (statement.level, origin)
+                continue
+            if isinstance(statement, ast.Assign):
+                value = _built(statement.value)
+                for target in statement.targets:
+                    self._bind(scope, target, value)
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                self._bind(scope, statement.target, _built(statement.value))
+            elif isinstance(statement, (ast.AugAssign, ast.For, ast.AsyncFor)):
+                self._bind(scope, statement.target, None)
+            elif isinstance(statement, (ast.With, ast.AsyncWith)):
+                for item in statement.items:
+                    if item.optional_vars is not None:
+                        self._bind(scope, item.optional_vars, None)
+            self._expressions(statement, scope)
+            for block in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, block, None)
+                if inner and isinstance(inner, list) and isinstance(inner[0], ast.stmt):
+                    self._block(inner, scope, class_name, top=False if class_name is None else top)
+            for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
+                if getattr(part, "name", None):
+                    self._bind(scope, ast.Name(part.name), None)
+                self._block(part.body, scope, class_name, top=False)
+
+    def _expressions(self, statement: ast.stmt, scope: str) -> None:
+        """The calls in a statement's own expressions (not in the blocks it holds)."""
+        for field, value in ast.iter_fields(statement):
+            if field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            for part in value if isinstance(value, list) else [value]:
+                if isinstance(part, ast.AST):
+                    self._expression(part, scope)
+
+    def _expression(self, node: ast.AST, scope: str) -> None:
+        for part in ast.walk(node):
+            if isinstance(part, ast.NamedExpr):
+                self._bind(scope, part.target, _built(part.value))
+            if not isinstance(part, ast.Call):
+                continue
+            callee = _dotted(part.func)
+            if callee is None:
+                continue
+            positional: List[Argument] = []
+            open_ended = False
+            for argument in part.args:
+                if isinstance(argument, ast.Starred):
+                    open_ended = True
+                    break
+                positional.append(_argument(argument))
+            keywords = []
+            for keyword in part.keywords:
+                if keyword.arg is None:
+                    open_ended = True
+                else:
+                    keywords.append((keyword.arg, _argument(keyword.value)))
+            self.calls.append(CallSummary(callee, part.lineno, scope, tuple(positional), tuple(keywords), open_ended))
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
+def _built(value: ast.AST) -> Optional[str]:
+    """The dotted callee of `Name(...)`, the value a binding holds when it is built by a call; else None."""
+    return _dotted(value.func) if isinstance(value, ast.Call) else None
+
+
+def _argument(value: ast.AST) -> Argument:
+    if isinstance(value, ast.Call):
+        return Argument(built=_dotted(value.func))
+    return Argument(name=_dotted(value))
+
+
+# --- files, read once per content ----------------------------------------------------------------
+
+
+def _stamp(path: str) -> Optional[Tuple[int, int]]:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def read_text(path: str) -> Optional[str]:
+    """The file's text (decoded as UTF-8, errors replaced); None when it cannot be read or is too big."""
+    stamp = _stamp(path)
+    if stamp is None or stamp[0] > _MAX_BYTES:
+        return None
+    return _read(path, *stamp)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(path: str, size: int, mtime_ns: int) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
+def file_summary(path: str) -> Optional[FileSummary]:
+    stamp = _stamp(path)
+    if stamp is None or stamp[0] > _MAX_BYTES:
+        return None
+    return _summary(path, *stamp)
+
+
+@functools.lru_cache(maxsize=512)
+def _summary(path: str, size: int, mtime_ns: int) -> Optional[FileSummary]:
+    text = _read(path, size, mtime_ns)
+    return summarize(text) if text is not None else None
+
+
+def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
+    """(methods, functions): the (class, method) pairs of the top-level classes whose method's body spells a
+    backward call, and the top-level functions whose body spells one or calls one of those functions of the
+    file; read from the text's layout alone (a cheap superset: a call in a string or a comment counts). A
+    method that is itself named like a backward (`def backward(self, loss)`) is left out: a loop calling it
+    spells `backward(` anyway."""
+    if "backward" not in text:
+        return frozenset(), frozenset()
+    headers = [(match.start(), len(match.group(1).expandtabs()), match.group(2), match.group(3))
+               for match in _HEADER.finditer(text)]
+    methods: Set[Tuple[str, str]] = set()
+    functions: Set[str] = set()
+    for match in _BACKWARD.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if not text[line_start:line_start + 1].isspace() or _DEFINES.match(text, line_start, match.start()):
+            continue  # at the top level, or `def backward(ctx, grad)`: not a call in a definition
+        top, method = None, None
+        for start, indent, kind, name in headers:
+            if start > line_start:
+                break
+            if indent == 0:
+                top, method = (kind, name), None
+            elif kind == "def" and method is None or (method is not None and indent <= method[0]):
+                method = (indent, name) if kind == "def" else None
+        if top is None:
+            continue
+        if top[0] == "def":
+            functions.add(top[1])
+        elif method is not None and "backward" not in method[1]:
+            methods.add((top[1], method[1]))
+    if functions:  # a function that calls one of the file's carrier functions (two deep)
+        calls = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, functions))) + r")\s*\(")
+        tops = [(start, kind, name) for start, indent, kind, name in headers if indent == 0]
+        bounds = [start for start, _, _ in tops[1:]] + [len(text)]
+        for (start, kind, name), end in zip(tops, bounds):
+            if kind == "def" and name not in functions and calls.search(text, start, end):
+                functions.add(name)
+    return frozenset(methods), frozenset(functions)
+
+
+@functools.lru_cache(maxsize=4096)
+def _carriers(path: str, size: int, mtime_ns: int) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
+    text = _read(path, size, mtime_ns)
+    if text is None or "backward" not in text or not _BACKWARD.search(text):
+        return frozenset(), frozenset()
+    return carriers_in(text)
+
+
+def module_stem(path: str) -> str:
+    """The last part of the module name a file is imported by: `misc` for `util/misc.py`, `util` for
+    `util/__init__.py`."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem
+
+
+# --- the project -------------------------------------------------------------------------------------
+
+
+class ProjectIndex:
+    """The Python files under one root, and what the facts ask of them."""
+
+    def __init__(self, root: str, files: Tuple[str, ...], complete: bool) -> None:
+        self.root = root
+        self.files = files
+        self.complete = complete  # every Python file of the root is listed
+        self.lookup = Lookup()
+        self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
+        self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
+        self._spelling: Optional[List[Tuple[str, FrozenSet[str], FrozenSet[str]]]] = None
+        self._functions: Optional[FrozenSet[str]] = None
+        self._methods: Optional[FrozenSet[str]] = None
+        self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
+
+    @staticmethod
+    def of(path: str) -> "ProjectIndex":
+        return _index(project_root(path), int(time.monotonic() // _LISTING_SECONDS))
+
+    def carriers(self) -> Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]:
+        """File -> its carrier (methods, functions) (`carriers_in`), for the files that have some."""
+        if self._carriers is None:
+            self._carriers = {}
+            for path in self.files:
+                stamp = _stamp(path)
+                if stamp is not None and stamp[0] <= _MAX_BYTES:
+                    methods, functions = _carriers(path, *stamp)
+                    if methods or functions:
+                        self._carriers[path] = (methods, functions)
+        return self._carriers
+
+    def carriers_by_stem(self) -> Dict[str, FrozenSet[str]]:
+        """`module_stem` of a file -> the names of its carrier classes and functions (over the files that stem)."""
+        if self._by_stem is None:
+            by_stem: Dict[str, Set[str]] = {}
+            for path, (methods, functions) in self.carriers().items():
+                by_stem.setdefault(module_stem(path), set()).update({name for name, _ in methods} | functions)
+            self._by_stem = {stem: frozenset(names) for stem, names in by_stem.items()}
+        return self._by_stem
+
+    def carries(self, path: str, name: str, method: Optional[str] = None) -> bool:
+        """The top-level function `name` of the file `path`, or the method `method` of its class `name`, runs a
+        backward (`carriers_in`)."""
+        methods, functions = self.carriers().get(path, (frozenset(), frozenset()))
+        return (name, method) in methods if method is not None else name in functions
+
+    def carrier_functions(self) -> FrozenSet[str]:
+        """The names of the top-level functions that run a backward in some file of the project."""
+        if self._functions is None:
+            self._functions = frozenset(name for _, functions in self.carriers().values() for name in functions)
+        return self._functions
+
+    def carrier_methods(self) -> FrozenSet[str]:
+        """The names of the methods that run a backward in some class of the project (`__call__`, `step`)."""
+        if self._methods is None:
+            self._methods = frozenset(method for methods, _ in self.carriers().values() for _, method in methods)
+        return self._methods
+
+    def handoffs(self, path: str, text: str) -> Dict[str, Set[str]]:
+        """Function of the file `path` (whose text is `text`) -> the parameters (a position, as digits, or a
+        keyword) that a file of the project hands a callable object built from a carrier class, one whose
+        `__call__` runs a backward (`train_one_epoch(..., loss_scaler)` in `main.py`). Read from the files that
+        spell both such a class and the file's module; by function name (a superset: the analysis resolves)."""
+        key = (path, len(text), hash(text))
+        known = self._handoffs.get(key)
+        if known is not None:
+            return known
+        found: Dict[str, Set[str]] = {}
+        defined = set(_DEFINED.findall(text))
+        classes = self._callable_classes()
+        if defined and classes:
+            stem = module_stem(path)
+            for other, imported, called in self._spelling_callable_classes():
+                if (other != path and stem not in imported) or called.isdisjoint(defined):
+                    continue  # its imports do not name the file's module, or it calls none of its functions
+                summary = file_summary(other)
+                if summary is not None:
+                    _collect_handoffs(summary, classes, defined, found)
+        self._handoffs[key] = found
+        return found
+
+    def _callable_classes(self) -> FrozenSet[str]:
+        """The carrier classes whose `__call__` runs a backward."""
+        return frozenset(name for methods, _ in self.carriers().values() for name, method in methods
+                         if method == "__call__")
+
+    def _spelling_callable_classes(self) -> List[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
+        """The files whose text spells one of `_callable_classes`, with the words of their import lines and the
+        names they call (once per index)."""
+        if self._spelling is None:
+            self._spelling = []
+            classes = self._callable_classes()
+            if classes:
+                words = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, classes))) + r")\b")
+                for path in self.files:
+                    text = read_text(path)
+                    if text is not None and any(name in text for name in classes) and words.search(text):
+                        self._spelling.append((path, import_words(text), frozenset(_CALLED.findall(text))))
+        return self._spelling
+
+    def callers(self, path: str, function: str) -> Optional[List[Tuple[str, CallSummary]]]:
+        """The calls of the top-level function `function` of the file `path`, across the project: in that file,
+        and in the files whose imports lead to it. None when the project is not listed whole."""
+        if not self.complete:
+            return None
+        name_word = re.compile(r"\b" + re.escape(function) + r"\b")
+        module_word = re.compile(r"\b" + re.escape(module_stem(path)) + r"\b|from\s+\.")
+        target = os.path.abspath(path)
+        found: List[Tuple[str, CallSummary]] = []
+        for other in self.files:
+            text = read_text(other)
+            if text is None or function not in text or not name_word.search(text):
+                continue
+            same = os.path.abspath(other) == target
+            if not same and not module_word.search(text):
+                continue
+            summary = file_summary(other)
+            if summary is None:
+                continue
+            for call in summary.calls:
+                if same and call.callee == function:
+                    if function in summary.functions:
+                        found.append((other, call))
+                elif self.resolve(other, summary, call.callee) == (target, function):
+                    found.append((other, call))
+        return found
+
+    def resolve(self, importer: str, summary: FileSummary, dotted: str) -> Optional[Tuple[str, str]]:
+        """(file, top-level name) a dotted name of `importer` leads to through its imports, among the project's
+        files: `NativeScaler` -> (`.../util/misc.py`, `NativeScalerWithGradNormCount`); a top-level class or
+        function `importer` defines itself -> (`importer`, name). None when it leads out of the project, or
+        to something other than a top-level name of a module."""
+        head, _, rest = dotted.partition(".")
+        if head not in summary.imports:
+            if not rest and (head in summary.functions or head in summary.classes):
+                return os.path.abspath(importer), head
+            return None
+        level, origin = summary.imports[head]
+        parts = (f"{origin}.{rest}" if rest else origin).split(".")
+        if len(parts) < 2:
+            return None
+        found = module_file(importer, ".".join(parts[:-1]), level, self.lookup)
+        return (os.path.abspath(str(found)), parts[-1]) if found is not None else None
+
+
+def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: Set[str],
+                      into: Dict[str, Set[str]]) -> None:
+    def carrier(dotted: Optional[str]) -> bool:
+        if dotted is None:
+            return False
+        head, _, rest = dotted.partition(".")
+        if head in summary.imports:
+            origin = summary.imports[head][1]
+            dotted = f"{origin}.{rest}" if rest else origin
+        return dotted.rsplit(".", 1)[-1] in classes
+
+    for call in summary.calls:
+        function = call.callee.rsplit(".", 1)[-1]
+        if function not in functions:
+            continue
+        passed = [(str(index), argument) for index, argument in enumerate(call.positional)] + list(call.keywords)
+        for where, argument in passed:
+            values = (argument.built,) if argument.built is not None else (
+                summary.values_of(call.scope, argument.name) if argument.name is not None else ())
+            if any(carrier(value) for value in values):
+                into.setdefault(function, set()).add(where)
+
+
+@functools.lru_cache(maxsize=64)
+def _index(root: str, epoch: int) -> ProjectIndex:
+    files: List[str] = []
+    complete = True
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name not in _SKIPPED_FOLDERS and not entry.name.startswith("."):
+                    pending.append(entry.path)
+            elif entry.name.endswith(".py"):
+                files.append(entry.path)
+        if len(files) > _MAX_FILES:
+            complete = False
+            break
+    return ProjectIndex(root, tuple(files), complete)
+
+
+# --- the prefilter's question --------------------------------------------------------------------
+
+
+def may_call_into_training(text: str, path: str) -> bool:
+    """Whether a file that spells no backward of its own may still hold a training loop whose backward runs in
+    another file of the project (`entry_words`). A cheap superset, from texts alone; the analysis decides."""
+    if not path or path == "-" or not path.endswith(".py") or ("for" not in text and "while" not in text):
+        return False
+    return bool(entry_words(text, os.path.abspath(path), ProjectIndex.of(path)))
+
+
+def import_words(text: str) -> FrozenSet[str]:
+    """The words of a text's import lines (`from util.misc import NativeScaler` gives `util`, `misc`...)."""
+    return frozenset(word for line in _IMPORT_LINE.findall(text) for word in _WORD.findall(line))
+
+
+def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
+    """The words of `text` through which a loop may call into a carrier of the project: the carriers' names it
+    spells, of the files its import lines name (`from util.misc import NativeScalerWithGradNormCount`), and
+    the names of its functions that another file hands a carrier object (`def train_one_epoch(`)."""
+    by_stem = index.carriers_by_stem()
+    if not by_stem:
+        return frozenset()
+    imported = import_words(text)
+    found: Set[str] = set()
+    for stem in imported & by_stem.keys():
+        found |= {name for name in by_stem[stem] if name in text and re.search(r"\b" + re.escape(name) + r"\b", text)}
+    return frozenset(found | set(index.handoffs(path, text)))
+
+
+def entry_names(tree: ast.Module, text: str, path: str, words: FrozenSet[str], index: ProjectIndex) -> Set[str]:
+    """The names a loop of this file may call to run a carrier (`entry_words`): the carriers' names and their
+    aliases, the names bound to what they build, and the parameters of the file's functions that another file
+    hands a carrier object (`loss_scaler` of `train_one_epoch`). Statements only are walked."""
+    names = set(words)
+    handed = index.handoffs(path, text)
+    assignments: List[ast.Assign] = []
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(alias.asname for alias in node.names
+                         if alias.asname and alias.name.rsplit(".", 1)[-1] in words)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            assignments.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in handed:
+            arguments = node.args
+            positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+            every = set(positional) | {a.arg for a in arguments.kwonlyargs}
+            for where in handed[node.name]:
+                if not where.isdigit():
+                    names.update({where} & every)
+                    continue
+                for shift in (0, 1):  # a method's `self` is not passed
+                    if int(where) + shift < len(positional):
+                        names.add(positional[int(where) + shift])
+        for block in ("body", "orelse", "finalbody"):
+            inner = getattr(node, block, None)
+            if inner and isinstance(inner[0], ast.stmt):
+                pending.extend(inner)
+        for part in getattr(node, "handlers", ()) or getattr(node, "cases", ()):
+            pending.extend(part.body)
+    for node in assignments:
+        callee = _dotted(node.value.func)
+        if callee is not None and not set(callee.split(".")).isdisjoint(names):
+            for target in node.targets:
+                name = _dotted(target)
+                if name is not None:
+                    names.add(name.rsplit(".", 1)[-1])
+    return names
