@@ -2,7 +2,9 @@
 
 Each `fixtures/TL00N/` folder holds a tiny deterministic training script,
 `reference.py`, and one or more `buggy*.py` copies carrying the bug rule
-TL00N flags. Two comments in a buggy file drive these tests:
+TL00N flags, and the modules they import, if any (a `buggy*.py` whose step
+runs in a loss scaler of another module, `loss_scaler.py`: a fix is checked
+with them beside it). Two comments in a buggy file drive these tests:
 
 * `# expect: TL00N` at the end of each line torchlint must report, and no other;
 * a header line `# observe: ...` saying how the bug shows at run time:
@@ -49,6 +51,13 @@ def fixture_id(path: Path) -> str:
 
 
 # --- reading the fixtures ---------------------------------------------------------
+
+
+def helpers_of(path: Path) -> list:
+    """The other modules of a fixture's folder (neither `buggy*.py` nor `reference.py`): what its scripts import,
+    a step that runs in another file of the project (`loss_scaler.py`)."""
+    return [other for other in sorted(path.parent.glob("*.py"))
+            if not other.name.startswith("buggy") and other.name != "reference.py"]
 
 
 def expected_findings(path: Path) -> set:
@@ -256,6 +265,8 @@ def test_fixed_script_trains_like_reference(buggy, device, reference, tmp_path):
     assert findings, f"torchlint reports nothing in {fixture_id(buggy)}"
     copy = tmp_path / buggy.name
     shutil.copyfile(buggy, copy)
+    for helper in helpers_of(buggy):  # a module the script imports (the loss scaler of an engine.py trainer)
+        shutil.copyfile(helper, tmp_path / helper.name)
 
     if not rule_is_fixable(buggy.parent.name):  # report only: nothing to run
         assert not any(finding.get("fix") for finding in findings), "a report-only rule must offer no fix"

@@ -87,3 +87,90 @@ def test_a_loss_reached_two_files_away_through_a_submodule_import(torchlint, tmp
     core.write_text(core.read_text().replace("F.cross_entropy(logits, y)", "F.cross_entropy(logits, y, reduction='sum')"))
     second = torchlint("train.py", "--cache-dir", str(cache), "--output-format", "json", cwd=tmp_path)
     assert json.loads(second.stdout) == []
+
+
+# --- a training step in another file: the engine.py / loss_scaler shape ------------------------------
+
+SCALER_BUG = CORPUS / "tl003_bug_scaler_object_across_files"
+OTHER_HALF = "`loss_scaler()` runs the backward and steps when `update_grad` is true (util/misc.py:11)."
+
+
+def test_a_file_without_a_backward_of_its_own_is_linted_when_its_loop_runs_one_in_another_file(torchlint):
+    """engine.py spells no `backward(`: walking the folder, the prefilter lets it through because main.py hands
+    its `train_one_epoch` a scaler whose `__call__` (util/misc.py) runs the backward."""
+    result = torchlint(".", "--output-format", "json", cwd=SCALER_BUG)
+    found = [(d["path"], d["line"], d["code"]) for d in json.loads(result.stdout)]
+    assert found == [("engine.py", 24, "TL003")]
+
+
+def test_the_prefilter_lets_through_only_a_file_whose_calls_lead_to_a_backward(tmp_path):
+    from torchlint.engine import may_train
+
+    engine = SCALER_BUG / "engine.py"
+    assert may_train(engine.read_text(), str(engine))
+    quiet = CORPUS / "tl003_trap_call_without_backward" / "engine.py"  # handed an object whose call backpropagates nothing
+    assert not may_train(quiet.read_text(), str(quiet))
+    alone = tmp_path / "engine.py"  # the same file with nobody to hand it a scaler
+    alone.write_text(engine.read_text())
+    assert not may_train(alone.read_text(), str(alone))
+
+
+@pytest.mark.parametrize("output", ["full", "concise", "json", "sarif"])
+def test_a_finding_names_the_file_and_line_of_its_other_half_in_every_format(torchlint, output):
+    result = torchlint("engine.py", "--output-format", output, "--no-cache", cwd=SCALER_BUG)
+    assert result.returncode == 1, result.stderr
+    text = result.stdout
+    if output in ("json", "sarif"):
+        data = json.loads(text)
+        messages = [d["message"] for d in data] if output == "json" else \
+            [r["message"]["text"] for r in data["runs"][0]["results"]]
+        assert len(messages) == 1 and messages[0].endswith(OTHER_HALF), messages
+    else:
+        assert " ".join(text.split()).count(OTHER_HALF) == 1, text
+
+
+def test_the_fix_divides_the_loss_the_loop_passes_to_the_scaler():
+    """The backward runs in util/misc.py, which other callers share: the edit is in engine.py, on the argument."""
+    engine = SCALER_BUG / "engine.py"
+    (finding,) = lint_source(engine.read_text(), str(engine), ALL_RULES)[0]
+    (edit,) = finding.fix.edits
+    assert (edit.line, edit.end_line, edit.content) == (24, 24, "loss / accum_iter")
+    assert engine.read_text().splitlines()[23][edit.column - 1:edit.end_column - 1] == "loss"
+
+
+def test_the_findings_rest_on_the_caller_and_the_class_they_were_read_from():
+    from torchlint.engine import Screened, analyse, screen
+
+    engine = SCALER_BUG / "engine.py"
+    screened = screen(engine.read_text(), str(engine))
+    assert isinstance(screened, Screened)
+    used = []
+    analyse(screened, str(engine), ALL_RULES, dependencies=used)
+    assert {Path(path).resolve() for path in used} == {(SCALER_BUG / "main.py").resolve(),
+                                                       (SCALER_BUG / "util" / "misc.py").resolve()}
+
+
+def test_editing_the_scaler_class_lints_the_engine_again(torchlint, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(SCALER_BUG, project)
+    cache = tmp_path / "cache"
+    first = torchlint("engine.py", "--cache-dir", str(cache), "--output-format", "json", cwd=project)
+    assert [d["code"] for d in json.loads(first.stdout)] == ["TL003"]
+    misc = project / "util" / "misc.py"
+    # The scaler now backpropagates a loss of its own making: what the loop passes is no longer the loss.
+    misc.write_text(misc.read_text().replace("self._scaler.scale(loss)", "self._scaler.scale(loss * self.weight)"))
+    second = torchlint("engine.py", "--cache-dir", str(cache), "--output-format", "json", cwd=project)
+    assert json.loads(second.stdout) == []
+
+
+def test_a_scaler_handed_by_callers_that_disagree_is_not_followed(tmp_path):
+    """Two scripts call `train_one_epoch`, one with the scaler of util/misc.py, one with timm's: unknown, quiet;
+    once both hand util/misc.py's, the loss is known to be backpropagated undivided."""
+    project = tmp_path / "project"
+    shutil.copytree(CORPUS / "tl003_bug_scaler_two_callers_agree", project)
+    engine = project / "engine.py"
+    pretrain = project / "pretrain.py"
+    assert [d.code for d in lint_source(engine.read_text(), str(engine), ALL_RULES)[0]] == ["TL003"]
+    pretrain.write_text(pretrain.read_text().replace("misc.NativeScalerWithGradNormCount()", "NativeScaler()")
+                        .replace("import engine\n", "import engine\nfrom timm.utils import NativeScaler\n"))
+    assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []

@@ -68,7 +68,11 @@ Unsafe: whether the partial window should be applied (scaled by `1/N`, as
 the fix does) or dropped is a training decision, and the extra step changes
 how many optimizer steps an epoch takes (which a scheduler may count). The
 fix adds `or (i + 1) == len(<iterable>)` to the condition (to a
-`if (i + 1) % N != 0: continue` it adds `and (i + 1) != len(<iterable>)`); it
+`if (i + 1) % N != 0: continue` it adds `and (i + 1) != len(<iterable>)`), and
+alike to the condition of the optimizer's reset where it tests the same window
+apart from the step (`if (i + 1) % N == 0: optimizer.zero_grad()` beside a
+`loss_scaler(..., update_grad=(i + 1) % N == 0)` whose step runs in another
+file): the gradients the extra step applies are reset too; it
 is not offered where the iterable is known to have no length (a generator,
 `iter(...)`, a `DataLoader` over an `IterableDataset` or a streamed dataset):
 the finding then says to step once more after the loop.

@@ -18,6 +18,13 @@ The backward may run in a function of the same file that the loop calls
 come from one (`loss = compute_loss(model, batch)`, traced through its
 `return`): the finding is then at the backward, says which loop calls it,
 and has no fix (the count is the caller's, and other callers would change).
+The backward and the step may also run in another file of the project: an
+`engine.py` loop calling `loss_scaler(loss, optimizer, update_grad=(i + 1) %
+accum_iter == 0)`, whose `__call__` in `util/misc.py` backpropagates the loss
+it is passed and steps under `if update_grad:` (the scaler built in
+`main.py` and handed to the loop's function). The finding is then at that
+call, names the file and line of the other half, and its fix divides the
+loss the call passes (`loss_scaler(loss / accum_iter, ...)`).
 Also flagged: micro-batches cut from the batch inside the loop (`for s in
 range(0, len(x), m)` over `x[s:s + m]`, `zip(x.chunk(k), y.chunk(k))`,
 `x.split(m)`), a backward per slice and one `optimizer.step()` after the
