@@ -857,9 +857,17 @@ class TrainingLoop:
                 continue
             if not any(self.precedes(backward, reset) for backward in self.loop_backwards):
                 continue
-            if self.reaches(reset, step, backwards, around=False):
+            if self.reaches(reset, step, backwards, around=False) and not self._backward_between(reset, step):
                 found.append(reset)
         return found
+
+    def _backward_between(self, a: Site, b: Site) -> bool:
+        """A backward that one call of the loop runs after `a` and before `b`, both run by that call too: SAC's
+        `agent.update_parameters()` resets, backpropagates and steps each of its optimizers in turn."""
+        order = self._in_one_call(a, b)
+        return order is not None and any(
+            self._in_one_call(a, backward) is not None and a.via.order < backward.via.order < b.via.order
+            for backward in self.loop_backwards)
 
     def in_accumulate_context(self, site: Site) -> bool:
         """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""

@@ -114,7 +114,10 @@ class ResetSite(Site):
     action: Optional[cst.CSTNode] = None  # in a loop over parameters (the site's node): `p.grad = None`
 
     def quote(self, code) -> str:
-        """How a message quotes the reset: its code, or for a loop over parameters its header and action."""
+        """How a message quotes the reset: its code, or for a loop over parameters its header and action, or for
+        one a call of the loop runs in another file, that call (`agent.update(...)`)."""
+        if self.elsewhere:
+            return f"{code(self.via.call.func)}(...)"
         if self.action is None:
             return code(self.node)
         loop = self.node
