@@ -174,3 +174,66 @@ def test_a_scaler_handed_by_callers_that_disagree_is_not_followed(tmp_path):
     pretrain.write_text(pretrain.read_text().replace("misc.NativeScalerWithGradNormCount()", "NativeScaler()")
                         .replace("import engine\n", "import engine\nfrom timm.utils import NativeScaler\n"))
     assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+
+
+def test_the_index_reads_the_carriers_from_the_text_alone():
+    """A method or function whose body spells a backward call, and a function calling one; not a custom
+    autograd function's `def backward`, nor a call at the top level."""
+    from torchlint.project.index import carriers_in
+
+    text = (
+        "class Scaler:\n"
+        "    def __call__(self, loss, opt, update_grad=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "\n"
+        "class Square(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad):\n"
+        "        return 2 * grad\n"
+        "\n"
+        "def micro_step(loss):\n"
+        "    loss.backward()\n"
+        "\n"
+        "def train_step(model, batch):\n"
+        "    micro_step(model(batch))\n"
+        "\n"
+        "def evaluate(model):\n"
+        "    return model.eval()\n"
+        "\n"
+        "loss.backward()\n"
+    )
+    methods, functions = carriers_in(text)
+    assert methods == {("Scaler", "__call__")}
+    assert functions == {"micro_step", "train_step"}
+
+
+def test_a_caller_is_found_through_every_spelling_of_its_import(tmp_path):
+    from torchlint.project.index import ProjectIndex
+
+    (tmp_path / "engine.py").write_text("def train_one_epoch(model, scaler):\n    pass\n")
+    (tmp_path / "a.py").write_text("from engine import train_one_epoch as run\n\ndef main():\n    run(1, 2)\n")
+    (tmp_path / "b.py").write_text("import engine\n\nengine.train_one_epoch(model=1, scaler=2)\n")
+    (tmp_path / "c.py").write_text("from other import train_one_epoch\n\ntrain_one_epoch(1, 2)\n")  # not this one
+    index = ProjectIndex.of(str(tmp_path / "engine.py"))
+    found = index.callers(str(tmp_path / "engine.py"), "train_one_epoch")
+    assert sorted((Path(path).name, call.callee, call.scope) for path, call in found) == [
+        ("a.py", "run", "main"), ("b.py", "engine.train_one_epoch", "")]
+
+
+def test_a_name_read_in_a_function_is_bound_there_or_in_the_module():
+    from torchlint.project.index import summarize
+
+    summary = summarize(
+        "from util.misc import NativeScaler\n"
+        "scaler = None\n"
+        "def main(args):\n"
+        "    scaler = NativeScaler()\n"
+        "    def inner():\n"
+        "        return scaler\n"
+        "def other(scaler):\n"
+        "    return scaler\n")
+    assert summary.values_of("main", "scaler") == ("NativeScaler",)
+    assert summary.values_of("main.inner", "scaler") == ("NativeScaler",)
+    assert summary.values_of("other", "scaler") == (None,)  # a parameter: what its callers pass
+    assert summary.values_of("", "scaler") == (None,)
+    assert summary.imports["NativeScaler"] == (0, "util.misc.NativeScaler")

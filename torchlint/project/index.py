@@ -48,10 +48,8 @@ _SKIPPED_FOLDERS = frozenset(
 _BACKWARD = re.compile(r"backward\s*\(")
 _HEADER = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 _DEFINES = re.compile(r"[ \t]*(?:async[ \t]+)?def\b")
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n]*", re.MULTILINE)
 _WORD = re.compile(r"\w+")
 _CALLED = re.compile(r"(\w+)\s*\(")
-_DEFINED = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)  # a top-level function
 
 
 def project_root(path: str) -> str:
@@ -395,7 +393,8 @@ class ProjectIndex:
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
         self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
-        self._spelling: Optional[List[Tuple[str, FrozenSet[str], FrozenSet[str]]]] = None
+        self._spelling: Optional[List[Tuple[str, FrozenSet[str]]]] = None
+        self._calls: Dict[str, FrozenSet[str]] = {}
         self._functions: Optional[FrozenSet[str]] = None
         self._methods: Optional[FrozenSet[str]] = None
         self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
@@ -453,13 +452,15 @@ class ProjectIndex:
         if known is not None:
             return known
         found: Dict[str, Set[str]] = {}
-        defined = set(_DEFINED.findall(text))
-        classes = self._callable_classes()
-        if defined and classes:
-            stem = module_stem(path)
-            for other, imported, called in self._spelling_callable_classes():
-                if (other != path and stem not in imported) or called.isdisjoint(defined):
-                    continue  # its imports do not name the file's module, or it calls none of its functions
+        stem = module_stem(path)
+        spelling = [other for other, imported in self._spelling_callable_classes()
+                    if other == path or stem in imported]  # the files whose imports name the file's module
+        defined = top_level_functions(text) if spelling else set()
+        if defined:
+            classes = self._callable_classes()
+            for other in spelling:
+                if self._called(other).isdisjoint(defined):
+                    continue  # it calls none of the file's functions
                 summary = file_summary(other)
                 if summary is not None:
                     _collect_handoffs(summary, classes, defined, found)
@@ -471,9 +472,16 @@ class ProjectIndex:
         return frozenset(name for methods, _ in self.carriers().values() for name, method in methods
                          if method == "__call__")
 
-    def _spelling_callable_classes(self) -> List[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
-        """The files whose text spells one of `_callable_classes`, with the words of their import lines and the
-        names they call (once per index)."""
+    def _called(self, path: str) -> FrozenSet[str]:
+        """The names a file calls (`name(`), once per index."""
+        if path not in self._calls:
+            text = read_text(path)
+            self._calls[path] = frozenset(_CALLED.findall(text)) if text is not None else frozenset()
+        return self._calls[path]
+
+    def _spelling_callable_classes(self) -> List[Tuple[str, FrozenSet[str]]]:
+        """The files whose text spells one of `_callable_classes`, with the words of their import lines (once
+        per index)."""
         if self._spelling is None:
             self._spelling = []
             classes = self._callable_classes()
@@ -482,7 +490,7 @@ class ProjectIndex:
                 for path in self.files:
                     text = read_text(path)
                     if text is not None and any(name in text for name in classes) and words.search(text):
-                        self._spelling.append((path, import_words(text), frozenset(_CALLED.findall(text))))
+                        self._spelling.append((path, import_words(text)))
         return self._spelling
 
     def callers(self, path: str, function: str) -> Optional[List[Tuple[str, CallSummary]]]:
@@ -592,8 +600,36 @@ def may_call_into_training(text: str, path: str) -> bool:
 
 
 def import_words(text: str) -> FrozenSet[str]:
-    """The words of a text's import lines (`from util.misc import NativeScaler` gives `util`, `misc`...)."""
-    return frozenset(word for line in _IMPORT_LINE.findall(text) for word in _WORD.findall(line))
+    """The words of a text's import lines (`from util.misc import NativeScaler` gives `util`, `misc`...; of an
+    import over several lines, its first). Found with string searches: a regular expression anchored at every
+    line start is several times slower on a big file."""
+    words: Set[str] = set()
+    start = 0
+    while True:
+        at = text.find("import", start)
+        if at < 0:
+            return frozenset(words)
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end].lstrip()
+        if line.startswith(("from ", "import ", "from\t", "import\t")):
+            words.update(_WORD.findall(line))
+        start = line_end
+
+
+def top_level_functions(text: str) -> Set[str]:
+    """The names of a text's top-level functions (`def name(` at the start of a line), by string searches."""
+    found: Set[str] = set()
+    for keyword in ("def ", "async def "):
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at >= 0:
+            begin = at + (0 if at == 0 and text.startswith(keyword) else 1) + len(keyword)
+            match = _WORD.match(text, begin)
+            if match is not None:
+                found.add(match.group())
+            at = text.find("\n" + keyword, begin)
+    return found
 
 
 def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
