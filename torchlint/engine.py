@@ -322,12 +322,13 @@ def _project_entries(text: str, path: str, tree: ast.Module) -> Set[str]:
     project that runs a backward (`torchlint.project.index.entry_names`)."""
     if not path or not path.endswith(".py"):
         return set()
-    from torchlint.project.index import ProjectIndex, entry_names, entry_words
+    from torchlint.project.index import ProjectIndex, carriers_in, entry_names, entry_words
 
     try:
         index = ProjectIndex.of(path)
         where = os.path.abspath(path)
-        words = entry_words(text, where, index)
+        # and the file's own classes whose method runs a backward (`scaler = Scaler()` ... `scaler(loss, opt)`)
+        words = entry_words(text, where, index) | {name for name, _ in carriers_in(text)[0]}
         return entry_names(tree, text, where, words, index) if words else set()
     except (OSError, RecursionError):
         return set()

@@ -15,7 +15,9 @@ loop the loop sits in one or two functions among many. The analysis reads:
   `x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the
   detached values, the loss or the new module it returns, the cuts, and the
   backwards and steps it runs on every call,
-  `torchlint.training.calls`);
+  `torchlint.training.calls`); and the methods of a class whose name occurs
+  there that spell one of those words (an object of it that the loop calls
+  runs them: `scaler = Scaler()` ... `scaler(loss, optimizer)`);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
   assignments, annotated assignments, `with ... as`, function definitions
   and their annotated parameters, wherever they are;
@@ -69,6 +71,14 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     pending: List[ast.stmt] = list(tree.body)
     while pending:  # the helpers named there that may reset gradients or detach: kept whole too
         statement = pending.pop()
+        if isinstance(statement, ast.ClassDef) and statement.name in known:
+            # an object of a class named there runs its methods when the loop calls it (`scaler(loss, opt)` its
+            # `__call__`): those that may run a backward, a step or a reset are helpers too
+            for method in statement.body:
+                if isinstance(method, _FUNCTIONS) and id(method) not in whole and _HELPER_WORDS.search(
+                        "".join(lines[first_line(method) - 1:method.end_lineno])):
+                    whole.add(id(method))
+                    known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
         if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
             helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
             # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`

@@ -14,10 +14,13 @@ either branch of an `if` (`scaler.scale(loss).backward()` with AMP,
 divides the loss once, before the `if`.
 
 The backward may run in a function of the same file that the loop calls
-(`self.training_step(batch)`, a nested `micro_step(...)`), and the loss may
-come from one (`loss = compute_loss(model, batch)`, traced through its
-`return`): the finding is then at the backward, says which loop calls it,
-and has no fix (the count is the caller's, and other callers would change).
+(`self.training_step(batch)`, a nested `micro_step(...)`, the `__call__` of
+an object of a class of the file), and the loss may come from one (`loss =
+compute_loss(model, batch)`, traced through its `return`) or be the one the
+loop passes it (`micro_step(loss, optimizer, update=...)` backpropagating its
+`loss` parameter as it came in): the finding is then at the backward, says
+which loop calls it, and has no fix (the count is the caller's, and other
+callers would change).
 The backward and the step may also run in another file of the project: an
 `engine.py` loop calling `loss_scaler(loss, optimizer, update_grad=(i + 1) %
 accum_iter == 0)`, whose `__call__` in `util/misc.py` backpropagates the loss

@@ -73,6 +73,7 @@ class Via:
     parameter: Optional[str] = None  # that parameter, `update_grad`
     site: Optional[cst.Call] = None  # the backward or step call in the function (the site's `node` in this file)
     bound: bool = False  # the call runs a method of an object (`scaler(...)` its `__call__`): it passes no `self`
+    direct: bool = True  # `function` is the one the loop's call runs (not one that function calls in turn)
 
     @property
     def name(self) -> str:
@@ -85,7 +86,7 @@ class Via:
     def passed(self, value: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
         """What the loop's call passes for `value`, a parameter the function reads as it came in (no binding of
         it reaches the site): `loss` of the loop for `loss` of `__call__(self, loss, ...)`; else None."""
-        if not isinstance(value, cst.Name) or value.value == "self":
+        if not self.direct or not isinstance(value, cst.Name) or value.value == "self":
             return None
         if any(d.kind != "parameter" for d in self.flow.reaching(self.node, value.value)):
             return None
@@ -298,7 +299,7 @@ class Functions:
                                      else None)
                 elif nested and condition is None and not _interesting(inner_call, functions.names):
                     for deeper, via in functions._inlined(inner_call, function, here, depth + 1, elsewhere):
-                        yield deeper, dataclasses.replace(via, call=call)  # recorded at the loop's own call
+                        yield deeper, dataclasses.replace(via, call=call, direct=False)  # at the loop's own call
 
     def run_statements(self, function: cst.FunctionDef) -> tuple:
         """`_run_statements`, once per function."""

@@ -615,6 +615,9 @@ class TrainingLoop:
         """Trace a loss expression used at `use` back through the loop body to its criterion (for a site
         a called function runs, through that function's body)."""
         if use.via is not None and use.via.elsewhere is None:
+            passed = use.via.passed(expression)
+            if passed is not None:  # the function backpropagates the loss the loop's call passes it
+                return OriginTracer(self, names).trace(passed, use.point[0])
             scope = Scope(use.via.function, use.via.flow, self.functions)
             return OriginTracer(scope, names).trace(expression, use.via.node)
         # A site in another file has the loss the loop's call passes it (`training.calls.Via.passed`).
