@@ -26,6 +26,7 @@ import ast
 import functools
 import os
 import re
+import stat
 import time
 import warnings
 from dataclasses import dataclass
@@ -292,11 +293,12 @@ def _argument(value: ast.AST) -> Argument:
 
 
 def _stamp(path: str) -> Optional[Tuple[int, int]]:
+    """(size, modification time) of a regular file; None for anything else (a FIFO would block its reader)."""
     try:
         found = os.stat(path)
     except OSError:
         return None
-    return found.st_size, found.st_mtime_ns
+    return (found.st_size, found.st_mtime_ns) if stat.S_ISREG(found.st_mode) else None
 
 
 def read_text(path: str) -> Optional[str]:
