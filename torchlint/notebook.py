@@ -38,6 +38,9 @@ text and that program; it imports neither libcst nor torch.
   the original JSON text: outputs, metadata, execution counts, other cells,
   key order, indentation, escapes and the final newline stay byte for byte.
   A cell keeps its `source` form (a list of lines or one string).
+  `fixed_cells(notebook, fixed_source)` is the same split and restoration
+  without the JSON: each code cell's new source, for the language server,
+  which edits a notebook's cells as documents of their own.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 from torchlint.model import Diagnostic, Edit, Fix
 from torchlint.text import split_lines
 
-__all__ = ["CodeCell", "Notebook", "NotebookError", "map_diagnostic", "read_notebook", "write_back"]
+__all__ = ["CodeCell", "Notebook", "NotebookError", "fixed_cells", "map_diagnostic", "read_notebook",
+           "write_back"]
 
 _CELL_MARKER = "# torchlint: cell {number}"
 _CELL_MARKER_RE = re.compile(r"# torchlint: cell (\d+)")
@@ -251,16 +255,8 @@ def write_back(notebook: Notebook, fixed_source: str) -> str:
     """
     if fixed_source == notebook.source:
         return notebook.text
-    chunks = _split_cells(notebook, fixed_source)
-    replacements = []
-    for cell, chunk in zip(notebook.cells, chunks):
-        new_text = _restore(cell, chunk)
-        if new_text != cell.text:
-            if not cell.linted:
-                why = "does not parse" if cell.syntax_error is not None else "is not Python"
-                raise NotebookError(f"a fix reached into code cell {cell.number}, which {why} and is not linted; "
-                                    "the notebook was not changed")
-            replacements.append((cell, new_text))
+    replacements = [(cell, new_text) for cell, new_text in zip(notebook.cells, fixed_cells(notebook, fixed_source))
+                    if new_text != cell.text]
     text = notebook.text
     ensure_ascii = _escapes_non_ascii(text)
     for cell, new_text in sorted(replacements, key=lambda item: item[0].span, reverse=True):
@@ -272,6 +268,24 @@ def write_back(notebook: Notebook, fixed_source: str) -> str:
                                 "the notebook was not changed")
         text = text[:start] + value + text[end:]
     return text
+
+
+def fixed_cells(notebook: Notebook, fixed_source: str) -> List[str]:
+    """The source of each code cell (in `notebook.cells` order) once the program is `fixed_source`.
+
+    Masked lines come back as they were and each cell keeps its line breaks and leading indent. Raises
+    NotebookError when the cell structure cannot be recovered (see `write_back`) or a fix reached into a
+    cell that is not linted.
+    """
+    texts = []
+    for cell, chunk in zip(notebook.cells, _split_cells(notebook, fixed_source)):
+        new_text = _restore(cell, chunk)
+        if new_text != cell.text and not cell.linted:
+            why = "does not parse" if cell.syntax_error is not None else "is not Python"
+            raise NotebookError(f"a fix reached into code cell {cell.number}, which {why} and is not linted; "
+                                "the notebook was not changed")
+        texts.append(new_text)
+    return texts
 
 
 # --- building the program -------------------------------------------------------------------
