@@ -6,6 +6,8 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 
 def notebook(*cells: str, outputs=None) -> str:
     data = {
@@ -240,3 +242,21 @@ def test_a_cell_python_runs_but_the_parser_cannot_read_hides_nothing_and_is_no_s
     compile(tabs, "cell", "exec")
     (tmp_path / "train.ipynb").write_text(notebook(SETUP, LOOP, tabs))
     assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL003", 2, 3)]
+
+
+@pytest.mark.parametrize("line", ["pip install torchviz", "pip install torchviz\n", "cd data/cifar", "ls -la",
+                                  "conda install -y pytorch"])
+def test_a_one_line_cell_ipython_runs_as_a_magic_without_its_percent_is_no_syntax_error(torchlint, tmp_path, line):
+    """IPython's automagic: a cell of one line starting with a line magic's name runs it (`pip install x` is
+    `%pip install x`). The loop of the other cells is still read."""
+    (tmp_path / "train.ipynb").write_text(notebook(line, SETUP, LOOP))
+    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL003", 3, 3)]
+
+
+@pytest.mark.parametrize("cell", ["pip install torchviz\nimport torch\n", "x = 1\ncd data\n"])
+def test_automagic_is_only_for_a_cell_of_one_line(torchlint, tmp_path, cell):
+    """IPython applies automagic to a single-line cell only: in a longer cell the line is a syntax error."""
+    (tmp_path / "train.ipynb").write_text(notebook(cell, SETUP, LOOP))
+    found = findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path))
+    assert [code for code, *_ in found] == ["TL000", "TL003"]
+    assert found[0][1] == 1

@@ -74,6 +74,17 @@ _PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
 # `%%memit`): the body is linted. Any other (`%%bash`, `%%writefile`, `%%html`, `%%sql`, `%%R`, `%%script`,
 # `%%python3` in a subprocess...) makes the cell not Python for the program.
 PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "memit", "prun", "time", "timeit"})
+# IPython's automagic: a cell of one line that starts with the name of a line magic or a shell alias, then
+# what Python cannot take after a name (`pip install torchviz`, `cd data`, `ls -la`), runs as `%pip install
+# torchviz`. IPython applies it only to a cell of a single line, and not to a name the session has bound.
+_AUTOMAGIC_NAMES = frozenset({
+    "alias", "autoreload", "bookmark", "cat", "cd", "clear", "colors", "conda", "config", "cp", "dhist", "env",
+    "history", "less", "load_ext", "ls", "lsmagic", "mamba", "man", "matplotlib", "micromamba", "mkdir", "mv",
+    "pip", "popd", "pushd", "pwd", "pylab", "reload_ext", "rm", "rmdir", "run", "sx", "system", "who", "whos",
+})
+_AUTOMAGIC = re.compile(r"(?P<name>[A-Za-z_]\w*)[ \t]+(?P<rest>\S.*)")
+# After a magic's name, these start Python (`pip = 1`, `cd == x`, `run(x)`, `ls[0]`): IPython leaves the line.
+_PYTHON_AFTER_NAME = tuple("=([.,:;+*/%<>&|^@!") + ("if ", "else ", "and ", "or ", "in ", "is ", "not ", "for ")
 _CELL_MAGIC = re.compile(r"%%([A-Za-z_][\w.]*)")
 # Where a cell's metadata names its language: VS Code, .NET Interactive, Polyglot Notebooks.
 _CELL_LANGUAGE_FIELDS = (("vscode", "languageId"), ("dotnet_interactive", "language"),
@@ -376,6 +387,9 @@ def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tu
         masked.append((mask_id, body))
         out.append(indent + ("pass  " if as_pass else "") + _MASK.format(id=mask_id) + _break_of(line))
 
+    if len(lines) == 1 and _is_automagic(lines[0]):
+        mask(lines[0], False)
+        return out, masked
     scanner = _Scanner()
     continued_magic = False
     for line in lines:
@@ -393,6 +407,13 @@ def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tu
         scanner.feed(body)
         out.append(line)
     return out, masked
+
+
+def _is_automagic(line: str) -> bool:
+    """Whether IPython runs this line, the only one of its cell, as a line magic or shell alias (`_AUTOMAGIC`)."""
+    match = _AUTOMAGIC.fullmatch(line.strip())
+    return (match is not None and match.group("name") in _AUTOMAGIC_NAMES
+            and not match.group("rest").startswith(_PYTHON_AFTER_NAME))
 
 
 def _is_magic(stripped: str) -> bool:
