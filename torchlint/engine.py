@@ -260,11 +260,24 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
         except Exception as error:  # noqa: BLE001 - one rule's crash must not hide the others
             problems.append(Problem(path, f"{path}: rule {rule.code} ({rule.name}) crashed: "
                                           f"{type(error).__name__}: {error}", "internal", traceback.format_exc()))
-    diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
+    diagnostics = [d for d in _one_per_site(diagnostics) if not _suppressed(d, context.lines)]
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if dependencies is not None and context.names.project is not None:
         dependencies.extend(sorted(context.names.project.used))
     return diagnostics, problems
+
+
+def _one_per_site(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
+    """One finding of a rule per place: a helper function that several loops call (a test's `_backprop()` called
+    from six test loops) is one bug in one place, reported once (with the first loop that reaches it)."""
+    seen = set()
+    kept = []
+    for diagnostic in diagnostics:
+        site = (diagnostic.code, diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column)
+        if site not in seen:
+            seen.add(site)
+            kept.append(diagnostic)
+    return kept
 
 
 def prefiltering() -> bool:
