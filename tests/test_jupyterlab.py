@@ -141,11 +141,14 @@ def require_tools() -> Tuple[str, str]:
     driver = shutil.which("chromedriver")
     if browser is None or driver is None:
         pytest.skip("Chromium or chromedriver is not installed (Debian: `apt-get install chromium chromium-driver`)")
-    for distribution in ("jupyterlab", "jupyter-lsp", "jupyterlab-lsp", "selenium"):
+    install = 'python -m pip install -e ".[test-jupyter]"'
+    for distribution, major in (("jupyterlab", "4"), ("jupyter-lsp", None), ("jupyterlab-lsp", "5"), ("selenium", None)):
         try:
-            importlib.metadata.version(distribution)
+            version = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
-            pytest.skip(f'{distribution} is not installed (python -m pip install -e ".[test-jupyter]")')
+            pytest.skip(f"{distribution} is not installed ({install})")
+        if major is not None and version.split(".")[0] != major:
+            pytest.skip(f"{distribution} {version} is installed; the README's configuration is for {major}.x ({install})")
     return browser, driver
 
 
