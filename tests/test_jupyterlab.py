@@ -6,9 +6,11 @@ End to end: JupyterLab with jupyterlab-lsp, the README's `jupyter_server_config.
 prints for the same notebook: as opened, after an edit typed into a cell, and after the README's way
 of fixing (`torchlint --fix`, then reloading the notebook).
 
-Skipped, with the reason, where JupyterLab, jupyterlab-lsp, Selenium, Chromium or chromedriver is
-missing (`python -m pip install -e ".[test-jupyter]"`; Debian: `apt-get install chromium chromium-driver`).
-`TORCHLINT_JUPYTERLAB_SCREENSHOT=path.png` keeps a copy of the screenshot the first test takes.
+Those tests are skipped, with the reason, where JupyterLab, jupyterlab-lsp, Selenium, Chromium or
+chromedriver is missing (`python -m pip install -e ".[test-jupyter]"`; Debian: `apt-get install chromium
+chromium-driver`). `TORCHLINT_JUPYTERLAB_SCREENSHOT=path.png` keeps a copy of the screenshot the first
+one takes. The last test needs none of them: it sends `torchlint lsp` the document jupyterlab-lsp sends
+(recorded, and checked by the first test), so CI protects what JupyterLab relies on.
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ from typing import Callable, Dict, Iterator, List, Tuple
 
 import pytest
 
-from conftest import REPO
+pytest_lsp = pytest.importorskip("pytest_lsp", reason="pytest-lsp (a test dependency) drives `torchlint lsp`")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import LanguageClient  # noqa: E402
+
+from conftest import REPO  # noqa: E402
+from test_lsp import SERVER, mark, published, start  # noqa: E402
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
@@ -47,6 +55,18 @@ CELLS = [  # (cell type, source): a markdown cell and a magic, so cell numbers a
 ]
 LOOP_CELL = 3  # the code cell (1-based, as the command line counts them) that holds the loop
 CONDITION, EDITED_CONDITION = "i % accum == 0", "(i + 1) % accum == 0"  # the edit typed into the loop's cell
+
+# What jupyterlab-lsp 5.3 sends `torchlint lsp` for CELLS (recorded from JupyterLab's traffic; the first test
+# checks it still does): one Python text document at the notebook's own `.ipynb` URI, every cell in order
+# two blank lines apart, a markdown cell as an empty line, a magic rewritten as the call IPython makes.
+JUPYTERLAB_LSP_DOCUMENT = (
+    "\n\n\n"
+    'get_ipython().run_line_magic("matplotlib", " inline")\nimport torch\nfrom torch import nn\n\n\n'
+    "model = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\ncriterion = nn.MSELoss()\n"
+    "accum = 4\nloader = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(10)]\n\n\n"
+    "for i, (x, y) in enumerate(loader):\n    loss = criterion(model(x), y)\n    loss.backward()\n"
+    "    if i % accum == 0:\n        optimizer.step()\n        optimizer.zero_grad()\n"
+)
 
 START_TIMEOUT = 120  # seconds JupyterLab may take to start
 SHOW_TIMEOUT = 120  # seconds the browser may take to show what is expected; every wait ends once it does
@@ -443,6 +463,11 @@ def test_jupyterlab_shows_torchlints_findings_in_the_cells_they_belong_to(tmp_pa
     assert not (tmp_path / "project" / ".virtual_documents").exists()
     # The README says JupyterLab offers no quick fix: jupyterlab-lsp 5 neither declares nor asks for code actions.
     sent = lab.client_messages()
+    # What the server was sent is what the test below, which needs no browser, sends it.
+    opened_document = next(message for message in sent if message.get("method") == "textDocument/didOpen")
+    document = opened_document["params"]["textDocument"]
+    assert document["uri"].endswith("/project/train.ipynb") and document["languageId"] == "python", document
+    assert document["text"] == JUPYTERLAB_LSP_DOCUMENT
     capabilities = next(message for message in sent if message.get("method") == "initialize")["params"]["capabilities"]
     asked = sorted({message["method"] for message in sent if "method" in message})
     assert "codeAction" not in capabilities.get("textDocument", {}) and "textDocument/codeAction" not in asked, (
@@ -463,3 +488,51 @@ def test_the_readme_priority_makes_jupyterlab_use_torchlint_where_another_python
         findings = command_line_findings(lab.notebook)
         lab.wait_until("the notebook's underlines", lab.marks, underlined(findings, read_notebook(lab.notebook)))
         assert {message["server"] for message in lab.client_messages()} == {"torchlint"}
+
+
+# --- what JupyterLab sends, without JupyterLab: runs wherever the test dependencies are installed ---------
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def lsp(lsp_client: LanguageClient, tmp_path: Path):
+    """`torchlint lsp`, started by pytest-lsp as test_lsp.py starts it."""
+    await start(lsp_client, tmp_path)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def lsp_open(client: LanguageClient, path: Path, text: str) -> List[types.Diagnostic]:
+    """Open `text` as jupyterlab-lsp does (at `path`'s URI, as Python, version 0), and the diagnostics published."""
+    uri, since = path.as_uri(), mark(client)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=0, text=text)))
+    return await published(client, since, uri, 0)
+
+
+def document_line(notebook: dict, cell: int, line: int) -> int:
+    """The 0-based line of JUPYTERLAB_LSP_DOCUMENT that holds `line` (1-based) of code cell `cell` (1-based)."""
+    start, code_cell = 0, 0
+    for each in notebook["cells"]:
+        if each["cell_type"] == "code":
+            code_cell += 1
+            if code_cell == cell:
+                return start + line - 1
+        start += max(1, len("".join(each["source"]).splitlines())) + 2  # the cell, then two blank lines
+    raise AssertionError(f"no code cell {cell}")
+
+
+@pytest.mark.asyncio
+async def test_the_document_jupyterlab_sends_gets_the_command_lines_findings_on_the_cells_lines(
+        lsp: LanguageClient, tmp_path: Path):
+    # The notebook's own file is on disk, as JSON, at the URI the document is sent under: the server must
+    # lint the text it was sent (the cells' program), not read the file or take the text for JSON.
+    notebook = tmp_path / "train.ipynb"
+    notebook.write_text(json.dumps(notebook_json(CELLS), indent=1) + "\n", encoding="utf-8")
+    findings = command_line_findings(notebook)
+    assert {"TL003", "TL004"} <= {f["code"] for f in findings}, findings
+    diagnostics = await lsp_open(lsp, notebook, JUPYTERLAB_LSP_DOCUMENT)
+    layout = json.loads(notebook.read_text(encoding="utf-8"))
+    assert sorted((d.code, d.message, d.range.start.line, d.range.start.character, d.range.end.line,
+                   d.range.end.character) for d in diagnostics) == sorted(
+        (f["code"], f["message"], document_line(layout, f["cell"], f["line"]), f["column"] - 1,
+         document_line(layout, f["cell"], f["end_line"]), f["end_column"] - 1) for f in findings)
