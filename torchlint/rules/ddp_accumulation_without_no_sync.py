@@ -8,7 +8,10 @@ file's imports and through the names the wrapped model is copied to) in a
 gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
 or a micro-batch counter) when it runs on the micro-batches that do not step
 outside `model.no_sync()`, including the case where `no_sync()` wraps only
-the backward.
+the backward. The window may be a loop of its own: `for _ in
+range(grad_accum):` (or over the slices or chunks of a batch) with a
+backward per micro-batch and one `optimizer.step()` after the loop, the
+forward on every iteration outside `no_sync()`.
 
 ## Why is this bad?
 
@@ -53,7 +56,9 @@ for i, (x, y) in enumerate(loader):
 Not flagged: a forward under `model.no_sync()` on the micro-batches that do
 not step (`with model.no_sync() if not boundary else nullcontext():`, a
 context manager bound to a name first, `ctx = model.no_sync if ... else
-nullcontext`), `model.require_backward_grad_sync = boundary`, a forward under
+nullcontext`; in an inner loop, `model.no_sync() if micro < n - 1 else
+nullcontext()`, or the whole loop under `no_sync()` with the last micro-batch
+after it), `model.require_backward_grad_sync = boundary`, a forward under
 a context manager torchlint cannot read (it may switch the synchronisation),
 Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
 DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
@@ -104,8 +109,11 @@ class DdpAccumulationWithoutNoSync(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
+            if _switches_sync(loop):
+                continue
+            yield from self._inner(context, loop)
             window = _window(loop)
-            if window is None or _switches_sync(loop):
+            if window is None:
                 continue
             step, check = window
             reported: Set[str] = set()
@@ -122,6 +130,28 @@ class DdpAccumulationWithoutNoSync(Rule):
                 yield Finding(call.node, self._message(context, loop, call, model, step, check),
                               timeline=_timeline(loop, step, check))
 
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """The forward of a DDP model on every iteration of a loop that is an accumulation window by itself
+        (`TrainingLoop.inner_window`): the step runs once, after the loop."""
+        window = loop.inner_window
+        if window is None:
+            return
+        header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+        reported: Set[str] = set()
+        for call in loop.calls:
+            model = call.callee
+            if call.depth or call.guards or model is None or model in reported or not _is_ddp(model, context.names):
+                continue
+            if loop.grad_disabled_at(call, context.names) is not None:
+                continue
+            kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
+            if any(kind != "neutral" for kind in kinds):
+                continue
+            reported.add(model)
+            head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
+                    f"micro-batch of `{header}`, but `{context.code(window.step.node)}` only once, after the loop")
+            yield Finding(call.node, _message(context, loop, model, head, window.count.describe(context.code)))
+
     @staticmethod
     def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, step: StepSite,
                  check: AccumulationCheck) -> str:
@@ -129,15 +159,7 @@ class DdpAccumulationWithoutNoSync(Rule):
         condition = f"`{context.quote(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
                 f"micro-batch, but `{context.code(step.node)}` only when {condition}")
-        around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
-                           if _context_kind(item, loop, backward, context.names) == "sync"]
-        if around_backward:
-            return (f"{head}: `with {context.code(around_backward[0])}:` wraps only the backward, but DDP decides in "
-                    f"the forward whether the backward all-reduces, so every micro-batch still all-reduces the "
-                    f"gradients: `{count}`× the communication the window needs. Put the forward inside it too.")
-        return (f"{head}: without `{model}.no_sync()` around the forward and backward of the micro-batches that "
-                f"do not step, every backward all-reduces the gradients across processes: `{count}`× the "
-                f"communication the window needs, for the same result.")
+        return _message(context, loop, model, head, f"`{count}`")
 
     valid = (
         # `no_sync()` around forward and backward, except at the window's end.
@@ -221,6 +243,19 @@ for i, (x, y) in enumerate(loader):
             line=5,
         ),
     )
+
+
+def _message(context: FileContext, loop: TrainingLoop, model: str, head: str, count: str) -> str:
+    """What the all-reduce on every micro-batch costs (`head` says where the forward and the step run)."""
+    around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
+                       if _context_kind(item, loop, backward, context.names) == "sync"]
+    if around_backward:
+        return (f"{head}: `with {context.code(around_backward[0])}:` wraps only the backward, but DDP decides in "
+                f"the forward whether the backward all-reduces, so every micro-batch still all-reduces the "
+                f"gradients: {count}× the communication the window needs. Put the forward inside it too.")
+    return (f"{head}: without `{model}.no_sync()` around the forward and backward of the micro-batches that "
+            f"do not step, every backward all-reduces the gradients across processes: {count}× the "
+            f"communication the window needs, for the same result.")
 
 
 def _window(loop: TrainingLoop) -> Optional[tuple]:
