@@ -155,10 +155,11 @@ class UnscaledAccumulatedLoss(Rule):
         if any(not reset.guards for reset in loop.window_resets(window)):
             return  # reset on every micro-batch: only the last one is stepped on (TL007's)
         reported: Set[int] = set()
-        for backward in loop.own_backwards:
+        for backward in loop.loop_backwards:
             if backward.loss is None or id(backward) in reported or _framework_scales(context, loop, backward):
                 continue
-            if backward.loss_name is not None and loop.accumulator(backward.loss_name) is not None:
+            if backward.via is None and backward.loss_name is not None \
+                    and loop.accumulator(backward.loss_name) is not None:
                 continue  # a running sum backpropagated again on every iteration: TL001's
             origin = loop.origin(backward.loss, backward, context.names)
             if origin.divided or not origin.is_mean or origin.weighted:
@@ -432,6 +433,8 @@ def _division(context: FileContext, loop: TrainingLoop, backward: BackwardSite, 
               others: Tuple[BackwardSite, ...] = ()) -> Optional[Fix]:
     """Divide the loss by the accumulation count before `backward()`: `loss = loss / N` on a line of its own,
     before the `if` whose branches hold the backwards of the same loss, or the backward's argument divided."""
+    if backward.via is not None:
+        return None  # in a function the loop calls: the count is the caller's, and other callers would change
     loss, count = context.code(backward.loss), context.code(count_node)
     divisor = count if isinstance(count_node, _ATOMS) else f"({count})"
     # `loss = loss / N` would also change what the loop reads of `loss` after the backward (the logged
