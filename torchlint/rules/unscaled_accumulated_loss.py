@@ -19,17 +19,19 @@ come from one (`loss = compute_loss(model, batch)`, traced through its
 `return`): the finding is then at the backward, says which loop calls it,
 and has no fix (the count is the caller's, and other callers would change).
 Also flagged: a window written as a loop of its own, a backward on each of
-its micro-batches and one `optimizer.step()` after the loop, with a mean
-loss not divided by how many there are: `for _ in range(grad_accum):` over
-micro-batches the body draws (`next(it)`, a replay buffer's `sample()`, a
-slice cut by the loop's counter), the loop's counter read only to compare
-it (`micro == grad_accum - 1`); and micro-batches cut from the batch (`for s
-in range(0, len(x), m)` over `x[s:s + m]`, `zip(x.chunk(k), y.chunk(k))`,
+its micro-batches and one `optimizer.step()` after the loop (before any
+other backward or reset), with a mean loss not divided by how many there
+are: `for _ in range(grad_accum):` whose body reads its counter only to
+compare it (`micro == grad_accum - 1`) or to cut a slice (`x[m * b:(m + 1)
+* b]`), each iteration drawing its micro-batch (`next(it)`, a replay
+buffer's `sample()`); and micro-batches cut from the batch (`for s in
+range(0, len(x), m)` over `x[s:s + m]`, `zip(x.chunk(k), y.chunk(k))`,
 `x.split(m)`), reported without a fix since the last slice may be shorter.
 A loop whose iterations differ otherwise (`for head in heads`, `for t in
 range(n_tasks): heads[t](...)`) computes the parts of one objective, not
 micro-batches: not flagged, nor a loop that steps inside, leaves early
-(`break`), or whose count is 1.
+(`break`), whose count is 1, or whose gradients are rescaled between the
+loop and the step.
 
 ## Why is this bad?
 

@@ -910,17 +910,26 @@ class TrainingLoop:
     def _step_after(self) -> Optional[Tuple[Tuple[StepSite, ...], Tuple[cst.CSTNode, ...], bool, bool]]:
         """(steps, statements before them, the step is a line of the loop's block, gradients rescaled) for the
         optimizer step among the statements after the loop, before any backward, gradient reset, early exit or
-        other loop that trains; a step under an `if` counts when every branch of it steps that optimizer."""
+        other loop that trains; a step under an `if` counts when every branch of it steps that optimizer. When
+        the loop's block ends first, the statements after the `if` or `with` that holds it follow (not those
+        after an enclosing loop's body: that is its next iteration)."""
         scan = _AfterLoop(self)
         between: List[cst.CSTNode] = []
-        for statement in self.statements_after():
-            steps = scan.statement(statement)
-            if scan.blocked:
+        for level in range(len(self.enclosing) - 1, -1, -1):
+            statements, index = self.enclosing[level]
+            for statement in statements[index + 1:]:
+                steps = scan.statement(statement)
+                if scan.blocked:
+                    return None
+                if steps:
+                    alone = len(steps) == 1 and steps[0].statement is statement and level == len(self.enclosing) - 1
+                    return tuple(steps), tuple(between), alone, scan.rescaled
+                between.append(statement)
+            if level == 0:
                 return None
-            if steps:
-                alone = len(steps) == 1 and steps[0].statement is statement
-                return tuple(steps), tuple(between), alone, scan.rescaled
-            between.append(statement)
+            parent, position = self.enclosing[level - 1]
+            if not isinstance(parent[position], (cst.If, cst.With)):
+                return None
         return None
 
     def step_site_at(self, line: cst.CSTNode, call: cst.Call, receiver: str, via_scaler: bool) -> Optional[StepSite]:
