@@ -89,6 +89,8 @@ def _inner_window(source: str):
     ("for micro in range(0, grad_accum):", "x, y = next(batches)", "`grad_accum`"),
     ("for i in range(1, accum + 1):", "model.require_backward_grad_sync = i == accum; x, y = next(batches)", "`accum`"),
     ("for m in range(n):", "x, y = xs[m * b:(m + 1) * b], ys[m * b:(m + 1) * b]", "`n`"),
+    ("for _ in range(n):", "x, y, _ = next(batches)", "`n`"),
+    ("for m in range(n):", "x, y = xs[m], ys[m]", None),
     ("for s in range(0, len(xs), b):", "x, y = xs[s:s + b], ys[s:s + b]", "`ceil(len(xs) / b)`"),
     ("for x, y in zip(xs.chunk(k), ys.chunk(k)):", "pass", "`k`"),
     ("for x, y in pieces:", "pass", "`ceil(len(xs) / b)`"),

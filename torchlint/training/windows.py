@@ -500,8 +500,8 @@ def _range_length(arguments: List[cst.BaseExpression]) -> Optional[cst.BaseExpre
 
 
 def _only_counts(body: cst.CSTNode, target: str) -> bool:
-    """Every read of `target` in `body` compares it (`micro == n - 1`) or bounds a slice (`x[micro * m:]`),
-    and nothing assigns it."""
+    """Every read of `target` in `body` compares it (`micro == n - 1`) or bounds a slice (`x[micro * m:]`).
+    A name bound there (`_` in `obs, reward, done, _ = env.step(a)`) is not a read."""
     ok = True
 
     def visit(node: cst.CSTNode, allowed: bool) -> None:
@@ -510,6 +510,12 @@ def _only_counts(body: cst.CSTNode, target: str) -> bool:
             return
         if isinstance(node, cst.Attribute):
             visit(node.value, allowed)
+            return
+        if isinstance(node, (cst.AssignTarget, cst.AsName)) or (isinstance(node, (cst.For, cst.CompFor))):
+            bound = node.target if not isinstance(node, cst.AsName) else node.name
+            for child in children(node):
+                if child is not bound or not _binds_names(child):
+                    visit(child, allowed)
             return
         if isinstance(node, cst.Name) and node.value == target and not allowed:
             ok = False
@@ -521,6 +527,17 @@ def _only_counts(body: cst.CSTNode, target: str) -> bool:
 
     visit(body, False)
     return ok
+
+
+def _binds_names(target: cst.CSTNode) -> bool:
+    """`a`, `a, (b, c)`, `*rest`: a target made of names only (no subscript or attribute, which read)."""
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_binds_names(element.value) for element in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds_names(target.value)
+    return False
 
 
 def _slices(loop: cst.For, arguments: List[cst.BaseExpression]) -> Optional[InnerCount]:
