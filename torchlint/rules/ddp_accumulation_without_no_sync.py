@@ -82,7 +82,7 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import WARNING
-from torchlint.names import ModuleNames, dotted_name, last_component
+from torchlint.names import ModuleNames, dotted_name, int_value, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, CallSite, Site, StepSite, TrainingLoop
 from torchlint.training.timeline import listing
@@ -150,7 +150,8 @@ class DdpAccumulationWithoutNoSync(Rule):
             reported.add(model)
             head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
                     f"micro-batch of `{header}`, but `{context.code(window.step.node)}` only once, after the loop")
-            yield Finding(call.node, _message(context, loop, model, head, window.count.describe(context.code)))
+            yield Finding(call.node, _message(context, loop, model, head, window.count.describe(context.code),
+                                              _last_one(context, loop, model, window)))
 
     @staticmethod
     def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, step: StepSite,
@@ -245,18 +246,37 @@ for i, (x, y) in enumerate(loader):
     )
 
 
-def _message(context: FileContext, loop: TrainingLoop, model: str, head: str, count: str) -> str:
-    """What the all-reduce on every micro-batch costs (`head` says where the forward and the step run)."""
+def _message(context: FileContext, loop: TrainingLoop, model: str, head: str, count: str,
+             last: Optional[str] = None) -> str:
+    """What the all-reduce on every micro-batch costs (`head` says where the forward and the step run). `last`:
+    for a window that is a loop of its own, how to leave its last micro-batch out of `no_sync()`."""
     around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
                        if _context_kind(item, loop, backward, context.names) == "sync"]
     if around_backward:
+        advice = "Put the forward inside it too." if last is None else (
+            f"Put the forward inside it too, on every micro-batch but the last ({last}): the last one's "
+            f"backward then all-reduces the window's sum once.")
         return (f"{head}: `with {context.code(around_backward[0])}:` wraps only the backward, but DDP decides in "
                 f"the forward whether the backward all-reduces, so every micro-batch still all-reduces the "
-                f"gradients: {count}× the communication the window needs. Put the forward inside it too.")
-    return (f"{head}: without `{model}.no_sync()` around the forward and backward of the micro-batches that "
-            f"do not step, every backward all-reduces the gradients across processes: {count}× the "
-            f"communication the window needs, for the same result.")
+                f"gradients: {count}× the communication the window needs. {advice}")
+    which = "the micro-batches that do not step" if last is None else f"every micro-batch but the last ({last})"
+    return (f"{head}: without `{model}.no_sync()` around the forward and backward of {which}, every backward "
+            f"all-reduces the gradients across processes: {count}× the communication the window needs, for the "
+            f"same result.")
 
+
+def _last_one(context: FileContext, loop: TrainingLoop, model: str, window) -> str:
+    """How an inner loop leaves its last micro-batch out of `no_sync()`: `with model.no_sync() if micro < n - 1
+    else nullcontext():` for a loop that counts `range(n)` (naming a counter where it has none)."""
+    if window.count.kind != "counted":
+        return f"the last {'slice' if window.count.kind == 'slices' else 'chunk'}'s forward and backward outside it"
+    target, iterable = loop.node.target, loop.node.iter
+    count = context.code(window.count.count)
+    first = positional(iterable, 0) if len(iterable.args) == 2 else None
+    last = f"{count} - 1" if first is None or int_value(first) == 0 else count
+    if isinstance(target, cst.Name) and target.value != "_":
+        return f"`with {model}.no_sync() if {target.value} < {last} else nullcontext():`"
+    return f"`for micro in {context.code(iterable)}:` and `with {model}.no_sync() if micro < {last} else nullcontext():`"
 
 def _window(loop: TrainingLoop) -> Optional[tuple]:
     """The first optimizer step of the loop that waits for an accumulation window, with its condition."""
