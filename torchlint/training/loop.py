@@ -902,6 +902,30 @@ class TrainingLoop:
         """The resets of this loop's own body that clear the gradients `window`'s step applies."""
         return [reset for reset in self._resets_clearing(window.step, window.models, True) if reset.depth == 0]
 
+    def repeated_without_reset(self, window: InnerWindow) -> Optional[Loop]:
+        """The loop of this function that runs `window` and its step again and again (the innermost one holding
+        both) when nothing in it may clear the gradients the step applies: no reset of that optimizer, of a
+        model it holds or of any model when those cannot be read, no helper of the file that resets, at any
+        depth; and the optimizer is not built in it. None otherwise, or where no loop of this function repeats
+        the window (its function may be called once per step by another)."""
+        graph = self.flow.graph
+        step = window.step.point[0]
+        around = [region for region in graph.enclosing_loops(self.iteration.region) if step in region.body]
+        if not around:
+            return None
+        region = min(around, key=lambda region: len(region.body))
+        if any(definition.name == window.optimizer for index in region.body
+               for definition in graph.nodes[index].definitions):
+            return None  # a fresh optimizer for each repetition
+        found = SiteCollector(self.names, graph, region, self.flow.iteration(region), self.function,
+                              lambda: self.functions).collect()
+        for reset in found.resets:
+            if reset.kind != "zero_grad" or reset.target == window.optimizer or not window.models:
+                return None
+            if any(roles.same_module(reset.target, model) for model in window.models):
+                return None
+        return region.statement
+
     def assigned_in_loop(self, name: str) -> bool:
         """Something in the loop's body gives `name` a value (or an in-place effect changes it)."""
         return any(definition.name == name for index in self.iteration.region.body
