@@ -187,7 +187,7 @@ class UnscaledAccumulatedLoss(Rule):
                            for other in others)
             message = (
                 f"`{loss}` is a mean over each micro-batch{source} but is not divided by {count} before "
-                f"`backward()`{also}: the loop runs {count} micro-batches per step and their gradients add up, "
+                f"`backward()`{also}: the loop runs {window.count.describe(context.code, known=True)} micro-batches per step and their gradients add up, "
                 f"so `{step}` after it applies {count}× the large-batch gradient."
             )
             yield Finding(backward.node, message, _division(context, loop, backward, window.count.count, others))

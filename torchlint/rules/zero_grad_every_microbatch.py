@@ -112,7 +112,7 @@ class ZeroGradEveryMicrobatch(Rule):
             message = (
                 f"`{reset_code}` runs on every micro-batch of `{header}`, but `{step_code}` only once, after the "
                 f"loop: each step sees only the last micro-batch's gradients, so accumulation over "
-                f"{window.count.describe(context.code)} micro-batches is silently disabled."
+                f"{window.count.describe(context.code, known=True)} micro-batches is silently disabled."
             )
             fix = None
             if window.step_alone and not reset.contexts:

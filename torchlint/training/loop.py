@@ -886,9 +886,10 @@ class TrainingLoop:
         count = windows.inner_count(node, names, self.value_before_loop)
         if count is None or self.optimizer_names or _leaves_early(block_of(node)):
             return None
-        if count.count is not None and (self.count_value(count.count) == 1 or any(
-                self.assigned_in_loop(name) for name in iter_names(count.count))):
-            return None  # one micro-batch a step; or a count the loop changes as it runs
+        if count.count is not None:
+            count = dataclasses.replace(count, value=self.count_value(count.count))
+            if count.value == 1 or any(self.assigned_in_loop(name) for name in iter_names(count.count)):
+                return None  # one micro-batch a step; or a count the loop changes as it runs
         found = self._step_after()
         if found is None:
             return None

@@ -414,12 +414,17 @@ class InnerCount:
     count: Optional[cst.BaseExpression] = None
     batch: Optional[cst.BaseExpression] = None
     size: Optional[cst.BaseExpression] = None
+    value: Optional[int] = None  # the number `count` stands for, when the code gives it (`grad_accum = 4`)
 
-    def describe(self, code: Callable[[cst.CSTNode], str]) -> str:
-        """How a message says the count: `` `grad_accum` ``, `` `ceil(len(x) / micro_bs)` ``."""
-        if self.count is not None:
-            return f"`{code(self.count)}`"
-        return f"`ceil(len({code(self.batch)}) / {code(self.size)})`"
+    def describe(self, code: Callable[[cst.CSTNode], str], known: bool = False) -> str:
+        """How a message says the count: `` `grad_accum` ``, `` `ceil(len(x) / micro_bs)` ``; with `known`, also
+        the number a name stands for: `` `grad_accum` (= 4) ``."""
+        if self.count is None:
+            return f"`ceil(len({code(self.batch)}) / {code(self.size)})`"
+        spelled = f"`{code(self.count)}`"
+        if known and self.value is not None and not isinstance(self.count, cst.Integer):
+            spelled += f" (= {self.value})"
+        return spelled
 
     @property
     def exact(self) -> bool:
