@@ -173,9 +173,27 @@ def test_a_cell_indented_as_a_whole_is_read_as_ipython_runs_it(torchlint, tmp_pa
     assert torchlint("--fix", "train.ipynb", cwd=tmp_path).returncode == 0
     assert json.loads(path.read_text())["cells"][2]["source"][1:4] == [
         "     loss = criterion(model(x), y)\n", "     loss = loss / accum\n", "     loss.backward()\n"]
-    # A cell whose lines are not all indented alike is not one IPython would run: it still does not parse.
-    path.write_text(notebook(SETUP, " x = 1\ny = 2\n"))
-    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL000", 2, 1)]
+
+
+def test_a_cell_whose_first_line_alone_is_indented_is_read_as_ipython_runs_it(torchlint, tmp_path):
+    """IPython strips the first line's indentation from the lines that start with it and leaves the others, so a
+    cell opening with ` def helper():` and going on at the margin runs; its fix keeps the untouched lines as they
+    are, and the lines it writes run as written once IPython strips the cell's indentation again."""
+    path = tmp_path / "train.ipynb"
+    helper = " def scaled(v):\n     return v * 2\n\n"
+    cell = helper + LOOP
+    path.write_text(notebook(SETUP, cell))
+    found = json.loads(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [(d["code"], d["cell"], d["line"]) for d in found] == [("TL003", 2, 6)]
+    assert torchlint("--fix", "train.ipynb", cwd=tmp_path).returncode == 0
+    written = "".join(json.loads(path.read_text())["cells"][2]["source"])
+    assert written == helper + LOOP.replace("    loss.backward()\n",
+                                            "    loss = loss / accum\n    loss.backward()\n")
+    # What IPython runs: the first line's indentation taken off the lines that start with it.
+    ran = "".join(line[1:] if line.startswith(" ") else line for line in written.splitlines(keepends=True))
+    compile(ran, "cell", "exec")
+    assert "   loss = loss / accum\n   loss.backward()\n" in ran
+    assert torchlint("train.ipynb", cwd=tmp_path).returncode == 0
 
 
 def test_a_walked_notebook_whose_only_backward_is_in_a_broken_cell_still_reports_it(torchlint, tmp_path):
@@ -212,3 +230,13 @@ def test_an_edit_inserted_before_a_blank_line_of_an_indented_cell_keeps_its_inde
         assert "\n      optimizer.zero_grad()\n" in edited
         # What the editor would write parses once IPython strips the cell's indentation, as the cell itself does.
         compile(textwrap.dedent(edited), "cell", "exec")
+
+
+def test_a_cell_python_runs_but_the_parser_cannot_read_hides_nothing_and_is_no_syntax_error(torchlint, tmp_path):
+    """A cell LibCST's tokenizer rejects (tabs mixed into indentation as CPython allows) is left out of the
+    program: no TL000 on a cell IPython runs, and the loop of the other cells is still read."""
+    tabs = ('with open("log.txt", "w") as f:\t\n\t  f.write("x")\n\t  for i in range(3):\n'
+            '        # a comment\n\t\t    f.write("y")\n')
+    compile(tabs, "cell", "exec")
+    (tmp_path / "train.ipynb").write_text(notebook(SETUP, LOOP, tabs))
+    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL003", 2, 3)]
