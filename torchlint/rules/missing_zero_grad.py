@@ -11,6 +11,11 @@ does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
 `optimizerG = Adam(netG.parameters())`.
 
+The window may be a loop of its own (`for _ in range(grad_accum):` with a
+backward per micro-batch, or over the slices or chunks of a batch), its
+`optimizer.step()` after it: flagged when a loop of the same function runs
+it again and again and resets nothing there.
+
 The loop may be spread over functions of the same file: a `train_step(model,
 batch, optimizer)` that backpropagates and steps, called by the loop (the
 finding is at its step, and says which loop calls it). A framework's update
@@ -118,6 +123,32 @@ class MissingZeroGrad(Rule):
                         (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),),
                     )
                 yield Finding(step.node, message, fix)
+            yield from self._inner(context, loop)
+
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """A loop that is an accumulation window by itself, run again by a loop of its function that never
+        resets the gradients its step applies."""
+        window = loop.inner_window
+        if window is None or _lightning_automatic(context, loop):
+            return
+        around = loop.repeated_without_reset(window)
+        if around is None:
+            return
+        step, optimizer = window.step, window.optimizer
+        header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+        outer = f"for {context.code(around.target)} in {context.quote(around.iter)}" if isinstance(around, cst.For) \
+            else f"while {context.quote(around.test)}"
+        message = (
+            f"`{context.code(step.node)}` after the micro-batch loop `{header}` runs on every iteration of "
+            f"`{outer}`, but nothing there resets the gradients (`{optimizer}.zero_grad()`): each window's "
+            f"`backward()` calls add to the gradients of all earlier windows, so each update applies the running "
+            f"sum since the loop began."
+        )
+        fix = None
+        if window.step_alone:
+            fix = Fix(UNSAFE, f"Reset gradients with `{optimizer}.zero_grad()` after the step",
+                      (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),))
+        yield Finding(step.node, message, fix)
 
     valid = (
         """
