@@ -154,3 +154,35 @@ def test_gradients_rescaled_between_an_inner_window_and_its_step():
     after = "for p in model.parameters():\n    p.grad /= accum\noptimizer.step()"
     window = _inner_window(_WINDOW_THEN.format(inside="", after=textwrap.indent(after, " " * 8)))
     assert window is not None and window.rescaled
+
+
+INNER_WINDOW_LOGGED = """\
+import torch
+import torch.nn.functional as F
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum = 4
+for step in range(10):
+    optimizer.zero_grad()
+    for micro in range(accum):
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+    print(step, loss.item())
+    optimizer.step()
+"""
+
+
+def test_an_inner_windows_fix_leaves_the_loss_it_logs_after_the_window_undivided():
+    """`loss = loss / accum` would also divide what `print(loss.item())` after the inner loop shows: the fix
+    divides the backward's argument instead (as for a loss read again in an outer window)."""
+    from torchlint.engine import lint_source
+    from torchlint.fix import apply_edits
+    from torchlint.rules import ALL_RULES
+
+    diagnostics, _ = lint_source(INNER_WINDOW_LOGGED, "train.py", ALL_RULES)
+    (finding,) = [d for d in diagnostics if d.code == "TL003"]
+    fixed = apply_edits(INNER_WINDOW_LOGGED, finding.fix.edits)
+    assert "        (loss / accum).backward()\n" in fixed
+    assert "loss = loss / accum" not in fixed

@@ -190,7 +190,8 @@ class UnscaledAccumulatedLoss(Rule):
                 f"`backward()`{also}: the loop runs {window.count.describe(context.code, known=True)} micro-batches per step and their gradients add up, "
                 f"so `{step}` after it applies {count}× the large-batch gradient."
             )
-            yield Finding(backward.node, message, _division(context, loop, backward, window.count.count, others))
+            yield Finding(backward.node, message,
+                          _division(context, loop, backward, window.count.count, others, inner=True))
 
     @staticmethod
     def _divided_every_microbatch(context, backward, check, division, origin) -> Finding:
@@ -432,7 +433,7 @@ while True:
 
 
 def _division(context: FileContext, loop: TrainingLoop, backward: BackwardSite, count_node: cst.BaseExpression,
-              others: Tuple[BackwardSite, ...] = ()) -> Optional[Fix]:
+              others: Tuple[BackwardSite, ...] = (), inner: bool = False) -> Optional[Fix]:
     """Divide the loss by the accumulation count before `backward()`: `loss = loss / N` on a line of its own,
     before the `if` whose branches hold the backwards of the same loss, or the backward's argument divided."""
     if backward.via is not None:
@@ -441,7 +442,8 @@ def _division(context: FileContext, loop: TrainingLoop, backward: BackwardSite, 
     divisor = count if isinstance(count_node, _ATOMS) else f"({count})"
     # `loss = loss / N` would also change what the loop reads of `loss` after the backward (the logged
     # loss): divide the backward's argument alone there.
-    read_later = backward.via is None and loop.read_later(loss, backward)
+    # An inner window's loss may also be read after the window (`print(loss.item())` before the step).
+    read_later = backward.via is None and (loop.read_later(loss, backward) or inner and loop.read_after_loop(loss))
     if others:
         # Divided once, before the `if` whose branches hold the backwards.
         split = loop.split_between(backward, others[0]) if len(others) == 1 else None

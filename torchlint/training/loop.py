@@ -899,6 +899,15 @@ class TrainingLoop:
         models = roles.optimized_models(steps[0].receiver, names)
         return InnerWindow(count, steps, models, between, alone, rescaled)
 
+    def read_after_loop(self, name: str) -> bool:
+        """Whether `name` is mentioned in the statements after this loop, in its block and the blocks around it
+        (an inner window's loss printed after the window: `print(loss.item())`)."""
+        for statements, index in self.enclosing:
+            for statement in statements[index + 1:]:
+                if any(read.split(".", 1)[0] == name for read in iter_names(statement)):
+                    return True
+        return False
+
     def window_resets(self, window: InnerWindow) -> List[ResetSite]:
         """The resets of this loop's own body that clear the gradients `window`'s step applies."""
         return [reset for reset in self._resets_clearing(window.step, window.models, True) if reset.depth == 0]
