@@ -9,7 +9,9 @@ Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
 file that does one of these. A reset before the loop only runs once, so it
 does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
-`optimizerG = Adam(netG.parameters())`.
+`optimizerG = Adam(netG.parameters())`. A class of this file is an
+optimizer when it derives from `torch.optim.Optimizer`, and none when no
+method of it touches a gradient (a weight average's `ema_optimizer.step()`).
 
 The loop may be spread over functions of the same file: a `train_step(model,
 batch, optimizer)` that backpropagates and steps, called by the loop (the

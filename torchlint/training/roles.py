@@ -138,6 +138,12 @@ def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset
         return False
     if any(names.is_optimizer_class(c) for c in constructors) or any(c.endswith("Optimizer") for c in constructors):
         return True
+    own = [_own_class_optimizes(value, names) if isinstance(value, cst.Call) else None
+           for value in names.values_of(receiver)]
+    if True in own:
+        return True
+    if own and all(answer is False for answer in own):
+        return False  # `ema = WeightEMA(model, ema_model)`: its `step()` averages weights, it reads no gradient
     for value in names.values_of(receiver):
         if isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(".optimizers"):
             return True
@@ -147,6 +153,67 @@ def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset
     if "sched" in short:
         return False
     return "optim" in short or short in ("opt", "optim") or short.startswith("opt_") or short.endswith("_opt")
+
+
+# Methods whose call on anything hands the gradients over: another optimizer's `step()`, a reset, a backward.
+_GRADIENT_METHODS = frozenset({"step", "zero_grad", "backward", "grad"})
+
+
+def _own_class_optimizes(call: cst.Call, names: ModuleNames) -> Optional[bool]:
+    """Whether a call of a class of this file builds an optimizer. Yes: the class derives from a torch
+    optimizer (`class LARS(torch.optim.Optimizer)`). No: neither it nor its bases of this file derive from
+    anything else, and no method of it touches a gradient — reads `.grad`, calls a `step()`, `zero_grad()`,
+    `backward()` or `grad()`, or a function that may (one of this file that does, one imported from elsewhere
+    than torch): an EMA of the weights. Unknown otherwise (not a class of this file, an unknown base)."""
+    found = names.classes.get(dotted_name(call.func) or "", [])
+    return _class_optimizes(found[0], names, 0) if len(found) == 1 else None
+
+
+def _class_optimizes(class_def: cst.ClassDef, names: ModuleNames, depth: int) -> Optional[bool]:
+    answer: Optional[bool] = False
+    for base in class_def.bases:
+        dotted = dotted_name(base.value)
+        qualified = names.qualify(base.value) or ""
+        local = names.classes.get(dotted or "", [])
+        if names.is_optimizer_class(qualified) or qualified.endswith("Optimizer"):
+            return True
+        if dotted == "object" and not local:
+            continue
+        if len(local) == 1 and local[0] is not class_def and depth < 3:
+            inherited = _class_optimizes(local[0], names, depth + 1)
+            if inherited:
+                return True
+            if inherited is None:
+                answer = None
+            continue
+        answer = None
+    if answer is False and _touches_gradients(class_def.body, names, 0):
+        answer = None
+    return answer
+
+
+def _touches_gradients(node: cst.CSTNode, names: ModuleNames, depth: int) -> bool:
+    for part in preorder(node):
+        if isinstance(part, cst.Attribute) and part.attr.value == "grad":
+            return True
+        if not isinstance(part, cst.Call):
+            continue
+        func = part.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _GRADIENT_METHODS:
+            return True
+        callee = dotted_name(func)
+        if callee is None:
+            continue
+        imported = names.imported(callee)
+        if imported is not None:
+            level, origin = imported
+            if level or not origin.startswith("torch."):
+                return True  # a function of another file or package may read the gradients
+            continue
+        local = names.functions.get(callee, []) + names.classes.get(callee, [])
+        if local and (depth >= 3 or any(_touches_gradients(d, names, depth + 1) for d in local)):
+            return True
+    return False
 
 
 def optimized_models(optimizer: str, names: ModuleNames) -> FrozenSet[str]:
