@@ -860,6 +860,20 @@ class TrainingLoop:
                 found.append(reset)
         return found
 
+    def learning_rate_read_after(self, step: StepSite, scheduler: str) -> bool:
+        """Something that may run after `step` in the same iteration reads the learning rate (`print(
+        optimizer.param_groups[0]["lr"])`, `scheduler.get_last_lr()`, a helper of this file doing so, the
+        scheduler handed to a call): a scheduler moved to just after the step would change what it reads."""
+        if self.names is None:
+            return True
+        for index in self.iteration.region.body:
+            node = self.flow.graph.nodes[index]
+            if node.expressions and self.reaches(step, index, around=False) and any(
+                    roles.reads_learning_rate(expression, step.receiver, scheduler, self.names)
+                    for expression in node.expressions):
+                return True
+        return False
+
     def in_accumulate_context(self, site: Site) -> bool:
         """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""
         for item in self.outer_contexts + site.contexts:

@@ -15,7 +15,8 @@ import libcst as cst
 
 from torchlint.flow.cfg import block_of
 from torchlint.training.graph import value_names
-from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional, slot_of
+from torchlint.names import (GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional,
+                             short_callee, slot_of)
 from torchlint.training import frameworks
 from torchlint.walk import calls_in, preorder
 
@@ -213,6 +214,42 @@ def _touches_gradients(node: cst.CSTNode, names: ModuleNames, depth: int) -> boo
         local = names.functions.get(callee, []) + names.classes.get(callee, [])
         if local and (depth >= 3 or any(_touches_gradients(d, names, depth + 1) for d in local)):
             return True
+    return False
+
+
+# Reads of the learning rate an optimizer runs with: `scheduler.get_last_lr()`, a `get_lr(optimizer)` helper.
+_LEARNING_RATE_READERS = frozenset({"get_last_lr", "get_lr", "_last_lr"})
+
+
+def reads_learning_rate(node: cst.CSTNode, optimizer: str, scheduler: str, names: ModuleNames,
+                        depth: int = 0) -> bool:
+    """`node` may read the learning rate: `optimizer.param_groups[0]["lr"]` (any `param_groups`, any `["lr"]`),
+    `scheduler.get_last_lr()`, `get_lr(optimizer)`, anything of the scheduler but its `step()`
+    (`scheduler.last_epoch`), the scheduler handed to a call, the optimizer handed to a call of code this
+    file does not show; and a function of this file it calls that reads one of these itself
+    (`record(history, optimizer)` appending `optimizer.param_groups[0]["lr"]`)."""
+    for part in preorder(node):
+        if isinstance(part, cst.Attribute):
+            if part.attr.value == "param_groups" or part.attr.value in _LEARNING_RATE_READERS:
+                return True
+            if dotted_name(part.value) == scheduler and part.attr.value != "step":
+                return True
+        elif isinstance(part, cst.Name) and part.value in _LEARNING_RATE_READERS:
+            return True
+        elif isinstance(part, cst.SubscriptElement) and isinstance(part.slice, cst.Index) \
+                and isinstance(part.slice.value, cst.SimpleString) and part.slice.value.evaluated_value == "lr":
+            return True
+        elif isinstance(part, cst.Call):
+            handed = {dotted_name(arg.value) for arg in part.args}
+            if scheduler in handed:
+                return True
+            found = helpers(dotted_name(part.func), names, None)
+            if not found:
+                if optimizer in handed and depth == 0:  # a helper's own calls are read only for what it reads
+                    return True
+            elif depth >= 3 or any(reads_learning_rate(function.body, optimizer, scheduler, names, depth + 1)
+                                   for function in found):
+                return True
     return False
 
 
