@@ -9,7 +9,9 @@ Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
 file that does one of these. A reset before the loop only runs once, so it
 does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
-`optimizerG = Adam(netG.parameters())`.
+`optimizerG = Adam(netG.parameters())`. A class of this file is an
+optimizer when it derives from `torch.optim.Optimizer`, and none when no
+method of it touches a gradient (a weight average's `ema_optimizer.step()`).
 
 The window may be a loop of its own (`for _ in range(grad_accum):` with a
 backward per micro-batch, or over the slices or chunks of a batch), its
@@ -348,11 +350,16 @@ def _fresh_tensors(scope: roles.ModuleScope, params: cst.BaseExpression, at: int
             return roles.builds_new_module(func.value, at, scope)  # `probe.parameters()`
         if (dotted_name(func) or "") in ("list", "tuple", "itertools.chain", "chain") and params.args:
             return all(_fresh_tensors(scope, arg.value, at, depth + 1) for arg in params.args)
+        if isinstance(func, cst.Attribute) and func.attr.value == "values" and not params.args:
+            return _fresh_tensors(scope, func.value, at, depth + 1)  # `trainable.values()`
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
             return _fresh_tensors(scope, func.value, at, depth + 1)
         return (scope.names.qualify(func) or "").startswith("torch.") and not _holds_parameters(params)
     if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):  # `[z] + noise`
         return _fresh_tensors(scope, params.left, at, depth + 1) and _fresh_tensors(scope, params.right, at, depth + 1)
+    if isinstance(params, _COMPREHENSIONS):  # `{n: p for n, p in probe.named_parameters() if p.requires_grad}`
+        source = _drawn_from(params)
+        return source is not None and _fresh_tensors(scope, source, at, depth + 1)
     if isinstance(params, cst.Dict):
         groups = [e.value for e in params.elements
                   if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
@@ -368,12 +375,33 @@ def _fresh_tensors(scope: roles.ModuleScope, params: cst.BaseExpression, at: int
         value = definition.value
         if definition.kind != "assign" or definition.unpacked or value is None:
             return False
-        if _holds_parameters(value) or isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation)):
+        if _holds_parameters(value) or isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation,
+                                                          *_COMPREHENSIONS)):
             if not _fresh_tensors(scope, value, definition.node, depth + 1):
                 return False
         elif not isinstance(value, cst.Call):
             return False  # `model.fc.weight`: a parameter, not a tensor made here
     return True
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _drawn_from(comprehension) -> Optional[cst.BaseExpression]:
+    """What a comprehension's every element is taken from, as it is: `probe.parameters()` of `[p for p in
+    probe.parameters() if p.requires_grad]` or of `{n: p for n, p in probe.named_parameters()}` (the dict's
+    values). None for an element computed from it (`p * 2`) or drawn over several `for` clauses."""
+    clause = comprehension.for_in
+    if clause.inner_for_in is not None:
+        return None
+    element = comprehension.value if isinstance(comprehension, cst.DictComp) else comprehension.elt
+    if not isinstance(element, cst.Name):
+        return None
+    target = clause.target
+    bound = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+    if not any(isinstance(name, cst.Name) and name.value == element.value for name in bound):
+        return None
+    return clause.iter
 
 
 def _holds_parameters(value: cst.BaseExpression) -> bool:

@@ -643,6 +643,24 @@ class TrainingLoop:
             return self.count_value(known, depth + 1) if known is not None else None
         return value
 
+    def count_values(self, node: cst.BaseExpression) -> Optional[FrozenSet[int]]:
+        """Every number a count may stand for: its one value (`count_value`), or, for a parameter of the
+        loop's function that pytest runs with each listed value (`@pytest.mark.parametrize("n", [1, 10])`),
+        those values. None when any is unknown."""
+        value = self.count_value(node)
+        if value is not None:
+            return frozenset({value})
+        if not isinstance(node, cst.Name) or self.function is None or self.names is None:
+            return None
+        definitions = self.flow.entering(self.iteration.region, node.value)
+        if not definitions or any(definition.kind != "parameter" for definition in definitions):
+            return None
+        listed = frameworks.parametrized_values(self.function, node.value, self.names)
+        numbers = [int_value(value) for value in listed or ()]
+        if not numbers or None in numbers:
+            return None
+        return frozenset(numbers)
+
     def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
         return graph.builds_graph(value, names, self.value_before_loop)
 
@@ -861,6 +879,20 @@ class TrainingLoop:
             if self.reaches(reset, step, backwards, around=False):
                 found.append(reset)
         return found
+
+    def learning_rate_read_after(self, step: StepSite, scheduler: str) -> bool:
+        """Something that may run after `step` in the same iteration reads the learning rate (`print(
+        optimizer.param_groups[0]["lr"])`, `scheduler.get_last_lr()`, a helper of this file doing so, the
+        scheduler handed to a call): a scheduler moved to just after the step would change what it reads."""
+        if self.names is None:
+            return True
+        for index in self.iteration.region.body:
+            node = self.flow.graph.nodes[index]
+            if node.expressions and self.reaches(step, index, around=False) and any(
+                    roles.reads_learning_rate(expression, step.receiver, scheduler, self.names)
+                    for expression in node.expressions):
+                return True
+        return False
 
     def in_accumulate_context(self, site: Site) -> bool:
         """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""
