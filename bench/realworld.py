@@ -43,7 +43,7 @@ the false positives still reported per class; and lists
 Missing checkouts are listed and skipped; the others are still compared. ``--repo NAME``
 (repeatable, case-insensitive) restricts the run to a repository named ``owner/name``, by
 its folder name, by its bare name (``nanoGPT``), or ``pypi:torch==2.13.0`` / ``torch``.
-``--half seen|tuning|check|tuning-2|check-2`` restricts it to one half of the audit (see below).
+``--half seen|tuning|check|tuning-2|check-2|...`` restricts it to one half of the audit (see below).
 ``--json`` prints a machine-readable summary instead of the text report.
 ``--write-unaudited FILE`` writes the unaudited findings as CSV rows in the audit format with
 verdict ``?`` and torchlint's message in ``reason``: judge them by hand, replace verdict,
@@ -80,7 +80,7 @@ CSV with the header ``repo,commit,path,line,code,verdict,class,reason,fix``.
   for the codebases the rules were corrected against before the split existed, else
   ``tuning`` or ``check`` as ``python ../shared/split_half.py owner/name`` assigns it (a
   hash of the name: nobody's choice); a later round of codebases, split the same way, is
-  ``tuning-2`` / ``check-2``, so that its check half is one no correction was made on.
+  ``tuning-2`` / ``check-2`` (then ``-3``), so that its check half is one no correction was made on.
   Classes of false alarms are corrected on the tuning half; the check half's precision, measured before its findings are looked at, is the
   figure that says whether the corrections generalise. The report gives precision (and
   recall) per half.
@@ -127,7 +127,7 @@ REPO_ROOT = HERE.parent
 DEFAULT_AUDIT = HERE / "realworld_audit.csv"
 DEFAULT_GIT_URL = "https://github.com/{owner}/{name}.git"
 HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason", "fix"]
-HALVES = ("seen", "tuning", "check", "tuning-2", "check-2")
+HALVES = ("seen", "tuning", "check", "tuning-2", "check-2", "tuning-3", "check-3")
 FIX_VERDICTS = ("none", "unsafe", "safe-ok", "safe-breaks")
 FP_CLASSES = (
     "target-rebound",

@@ -308,3 +308,19 @@ def test_a_pyproject_that_is_not_toml_is_exit_2_naming_the_file_and_line(torchli
     assert (tmp_path / "train.py").read_text() == BUG
     assert torchlint("--fix", ".", cwd=tmp_path).returncode == 2
     assert (tmp_path / "train.py").read_text() == BUG
+
+
+# Tabs and spaces mixed in indentation in a way CPython accepts (a tab goes to the next multiple of 8) but
+# LibCST's tokenizer rejects ("no matching outer block for dedent").
+TABS_PYTHON_RUNS = ('with open("log.txt", "w") as f:\t\n\t  f.write("x")\n\t  for i in range(3):\n'
+                    '        # a comment at another indentation\n\t\t    loss.backward()\n\nprint(1)\n')
+
+
+def test_code_python_runs_but_the_parser_cannot_read_is_a_message_not_a_syntax_error(torchlint, tmp_path):
+    compile(TABS_PYTHON_RUNS, "tabs.py", "exec")  # Python runs it
+    write(tmp_path, "a_tabs.py", TABS_PYTHON_RUNS)
+    write(tmp_path, "b_train.py", BUG)
+    result = torchlint(".", "--output-format", "json", cwd=tmp_path)
+    assert found(result) == [("b_train.py", "TL003", 3, 5)]  # no TL000 on a file Python runs
+    assert_one_message(result, "a_tabs.py", "not analysed", "Python runs this code", "LibCST")
+    assert result.returncode == 1

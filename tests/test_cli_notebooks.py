@@ -6,6 +6,8 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 
 def notebook(*cells: str, outputs=None) -> str:
     data = {
@@ -173,9 +175,27 @@ def test_a_cell_indented_as_a_whole_is_read_as_ipython_runs_it(torchlint, tmp_pa
     assert torchlint("--fix", "train.ipynb", cwd=tmp_path).returncode == 0
     assert json.loads(path.read_text())["cells"][2]["source"][1:4] == [
         "     loss = criterion(model(x), y)\n", "     loss = loss / accum\n", "     loss.backward()\n"]
-    # A cell whose lines are not all indented alike is not one IPython would run: it still does not parse.
-    path.write_text(notebook(SETUP, " x = 1\ny = 2\n"))
-    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL000", 2, 1)]
+
+
+def test_a_cell_whose_first_line_alone_is_indented_is_read_as_ipython_runs_it(torchlint, tmp_path):
+    """IPython strips the first line's indentation from the lines that start with it and leaves the others, so a
+    cell opening with ` def helper():` and going on at the margin runs; its fix keeps the untouched lines as they
+    are, and the lines it writes run as written once IPython strips the cell's indentation again."""
+    path = tmp_path / "train.ipynb"
+    helper = " def scaled(v):\n     return v * 2\n\n"
+    cell = helper + LOOP
+    path.write_text(notebook(SETUP, cell))
+    found = json.loads(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path).stdout)
+    assert [(d["code"], d["cell"], d["line"]) for d in found] == [("TL003", 2, 6)]
+    assert torchlint("--fix", "train.ipynb", cwd=tmp_path).returncode == 0
+    written = "".join(json.loads(path.read_text())["cells"][2]["source"])
+    assert written == helper + LOOP.replace("    loss.backward()\n",
+                                            "    loss = loss / accum\n    loss.backward()\n")
+    # What IPython runs: the first line's indentation taken off the lines that start with it.
+    ran = "".join(line[1:] if line.startswith(" ") else line for line in written.splitlines(keepends=True))
+    compile(ran, "cell", "exec")
+    assert "   loss = loss / accum\n   loss.backward()\n" in ran
+    assert torchlint("train.ipynb", cwd=tmp_path).returncode == 0
 
 
 def test_a_walked_notebook_whose_only_backward_is_in_a_broken_cell_still_reports_it(torchlint, tmp_path):
@@ -212,3 +232,31 @@ def test_an_edit_inserted_before_a_blank_line_of_an_indented_cell_keeps_its_inde
         assert "\n      optimizer.zero_grad()\n" in edited
         # What the editor would write parses once IPython strips the cell's indentation, as the cell itself does.
         compile(textwrap.dedent(edited), "cell", "exec")
+
+
+def test_a_cell_python_runs_but_the_parser_cannot_read_hides_nothing_and_is_no_syntax_error(torchlint, tmp_path):
+    """A cell LibCST's tokenizer rejects (tabs mixed into indentation as CPython allows) is left out of the
+    program: no TL000 on a cell IPython runs, and the loop of the other cells is still read."""
+    tabs = ('with open("log.txt", "w") as f:\t\n\t  f.write("x")\n\t  for i in range(3):\n'
+            '        # a comment\n\t\t    f.write("y")\n')
+    compile(tabs, "cell", "exec")
+    (tmp_path / "train.ipynb").write_text(notebook(SETUP, LOOP, tabs))
+    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL003", 2, 3)]
+
+
+@pytest.mark.parametrize("line", ["pip install torchviz", "pip install torchviz\n", "cd data/cifar", "ls -la",
+                                  "conda install -y pytorch"])
+def test_a_one_line_cell_ipython_runs_as_a_magic_without_its_percent_is_no_syntax_error(torchlint, tmp_path, line):
+    """IPython's automagic: a cell of one line starting with a line magic's name runs it (`pip install x` is
+    `%pip install x`). The loop of the other cells is still read."""
+    (tmp_path / "train.ipynb").write_text(notebook(line, SETUP, LOOP))
+    assert findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path)) == [("TL003", 3, 3)]
+
+
+@pytest.mark.parametrize("cell", ["pip install torchviz\nimport torch\n", "x = 1\ncd data\n"])
+def test_automagic_is_only_for_a_cell_of_one_line(torchlint, tmp_path, cell):
+    """IPython applies automagic to a single-line cell only: in a longer cell the line is a syntax error."""
+    (tmp_path / "train.ipynb").write_text(notebook(cell, SETUP, LOOP))
+    found = findings(torchlint("train.ipynb", "--output-format", "json", cwd=tmp_path))
+    assert [code for code, *_ in found] == ["TL000", "TL003"]
+    assert found[0][1] == 1

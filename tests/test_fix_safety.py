@@ -304,3 +304,58 @@ def test_cli_fix_skips_a_file_whose_loop_analysis_crashes_and_fixes_the_others(t
     assert (tmp_path / "a.py").read_text() == "# crash here\n" + BUG
     assert FIXED_LINE in (tmp_path / "b.py").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "b.py"]
+
+
+# An LR sweep: the scheduler steps first, and the rest of the iteration records the rate the step used.
+_LR_SWEEP = '''\
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-5)
+scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=1.1)
+rates, losses = [], []
+for x, y in loader:
+    scheduler.step()
+    optimizer.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+{record}
+'''
+
+
+@pytest.mark.parametrize("record", [
+    "    rates.append(optimizer.param_groups[0]['lr'])",
+    "    print(f'lr {scheduler.get_last_lr()[0]:.2e} loss {loss.item():.3f}')",
+    "    if loss.item() > 4 * min(losses, default=1e9):\n        print(scheduler.last_epoch)\n        break",
+    "    log_rate(scheduler, loss.item())",
+])
+def test_safe_fix_does_not_move_a_scheduler_whose_rate_is_read_after_the_step(record):
+    """Moved after `optimizer.step()`, the scheduler would have advanced before the read: every recorded rate
+    would be the next update's, not the one this loss came with. The finding stays; the fix is unsafe."""
+    source = _LR_SWEEP.format(record=record)
+    outcome = fix_source(source, "sweep.py", ALL_RULES)
+    assert outcome.source == source
+    assert [d.code for d in outcome.remaining] == ["TL009"]
+    moved = fix_source(source, "sweep.py", ALL_RULES, unsafe=True).source
+    assert moved.index("scheduler.step()") > moved.index("optimizer.step()")
+
+
+def test_safe_fix_moves_a_scheduler_when_nothing_after_the_step_reads_the_rate():
+    """The precondition refuses no more than it must: a rate read between the scheduler's place and the step
+    is, before and after the move, the rate that step uses; the fix stays safe."""
+    source = _LR_SWEEP.format(record="    losses.append(loss.item())").replace(
+        "    optimizer.zero_grad()\n", "    optimizer.zero_grad()\n    rates.append(optimizer.param_groups[0]['lr'])\n")
+    fixed = fix_source(source, "sweep.py", ALL_RULES).source
+    assert fixed.index("scheduler.step()") > fixed.index("optimizer.step()")
+
+
+def test_safe_fix_does_not_move_a_scheduler_whose_rate_a_helper_records_after_the_step():
+    """The read may sit in a helper of the file the loop calls after the step (`record(history, optimizer,
+    loss)`); the fast partial parse keeps that helper's body, so the fix is unsafe there too."""
+    path = REPO / "tests" / "corpus" / "tl009_bug_lr_sweep_records_rate.py"
+    source = path.read_text(encoding="utf-8")
+    outcome = fix_source(source, str(path), ALL_RULES)
+    assert outcome.source == source
+    assert [d.code for d in outcome.remaining] == ["TL009"]

@@ -73,3 +73,116 @@ def test_what_a_schedule_horizon_counts(construction, counts):
     (scheduler,) = loop.scheduler_steps
     (step,) = loop.optimizer_steps
     assert loop.schedule_counts(scheduler, loop.accumulation_check(step)) == counts
+
+
+def _inner_window(source: str):
+    """The window of the one training loop of `source` that is a loop of its own (None if none is)."""
+    module = cst.parse_module(textwrap.dedent(source))
+    windows = [loop.inner_window for loop in find_training_loops(module, ModuleNames(module))]
+    found = [window for window in windows if window is not None]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("header, body, count", [
+    ("for _ in range(grad_accum):", "x, y = next(batches)", "`grad_accum`"),
+    ("for micro in range(0, grad_accum):", "x, y = next(batches)", "`grad_accum`"),
+    ("for i in range(1, accum + 1):", "model.require_backward_grad_sync = i == accum; x, y = next(batches)", "`accum`"),
+    ("for m in range(n):", "x, y = xs[m * b:(m + 1) * b], ys[m * b:(m + 1) * b]", "`n`"),
+    ("for _ in range(n):", "x, y, _ = next(batches)", "`n`"),
+    ("for m in range(n):", "x, y = xs[m], ys[m]", None),
+    ("for s in range(0, len(xs), b):", "x, y = xs[s:s + b], ys[s:s + b]", "`ceil(len(xs) / b)`"),
+    ("for x, y in zip(xs.chunk(k), ys.chunk(k)):", "pass", "`k`"),
+    ("for x, y in pieces:", "pass", "`ceil(len(xs) / b)`"),
+    # Iterations that differ otherwise: the parts of one objective, not micro-batches.
+    ("for t in range(n_tasks):", "x, y = next(iterators[t])", None),
+    ("for x, y in loader:", "pass", None),
+    ("for _ in range(1):", "x, y = next(batches)", None),
+    ("for _ in range(ACCUM):", "x, y = next(batches)", None),
+])
+def test_an_inner_loop_is_a_window_of_the_micro_batches_its_header_counts(header, body, count):
+    window = _inner_window(f"""
+        ACCUM = 1
+        def train(model, optimizer, batches, xs, ys, loader):
+            pieces = list(zip(xs.split(b), ys.split(b)))
+            for step in range(steps):
+                {header}
+                    {body}
+                    criterion(model(x), y).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+    """)
+    assert (window.count.describe(_CODE.code_for_node) if window is not None else None) == count
+
+
+_WINDOW_THEN = """\
+def train(model, optimizer, opt, scaler, scheduler, batches):
+    for step in range(steps):
+        for _ in range(accum):
+            x, y = next(batches)
+            criterion(model(x), y).backward()
+{inside}
+{after}
+"""
+
+
+@pytest.mark.parametrize("after, stepped, alone", [
+    ("optimizer.step()", "optimizer", True),
+    ("clip_grad_norm_(model.parameters(), 1.0)\noptimizer.step()", "optimizer", True),
+    ("if scaler is not None:\n    scaler.step(opt)\n    scaler.update()\nelse:\n    opt.step()", "opt", False),
+    # A reset, a backward or an exit before the step, a step on some paths only, a step in another loop.
+    ("optimizer.zero_grad()\noptimizer.step()", None, False),
+    ("criterion(model(x), y).backward()\noptimizer.step()", None, False),
+    ("if finite:\n    optimizer.step()", None, False),
+    ("if not finite:\n    continue\noptimizer.step()", None, False),
+    ("for _ in range(2):\n    optimizer.step()", None, False),
+    ("scheduler.step()", None, False),
+])
+def test_the_step_that_closes_an_inner_window(after, stepped, alone):
+    window = _inner_window(_WINDOW_THEN.format(inside="", after=textwrap.indent(after, " " * 8)))
+    assert (window.optimizer if window is not None else None) == stepped
+    assert (window is not None and window.step_alone) == alone
+
+
+@pytest.mark.parametrize("inside", ["optimizer.step()", "if done:\n    break"])
+def test_an_inner_loop_that_steps_or_breaks_is_no_window(inside):
+    source = _WINDOW_THEN.format(inside=textwrap.indent(inside, " " * 12), after="        optimizer.step()")
+    assert _inner_window(source) is None
+
+
+def test_gradients_rescaled_between_an_inner_window_and_its_step():
+    after = "for p in model.parameters():\n    p.grad /= accum\noptimizer.step()"
+    window = _inner_window(_WINDOW_THEN.format(inside="", after=textwrap.indent(after, " " * 8)))
+    assert window is not None and window.rescaled
+
+
+INNER_WINDOW_LOGGED = """\
+import torch
+import torch.nn.functional as F
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum = 4
+for step in range(10):
+    optimizer.zero_grad()
+    for micro in range(accum):
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+    print(step, loss.item())
+    optimizer.step()
+"""
+
+
+def test_an_inner_windows_fix_leaves_the_loss_it_logs_after_the_window_undivided():
+    """`loss = loss / accum` would also divide what `print(loss.item())` after the inner loop shows: the fix
+    divides the backward's argument instead (as for a loss read again in an outer window)."""
+    from torchlint.engine import lint_source
+    from torchlint.fix import apply_edits
+    from torchlint.rules import ALL_RULES
+
+    diagnostics, _ = lint_source(INNER_WINDOW_LOGGED, "train.py", ALL_RULES)
+    (finding,) = [d for d in diagnostics if d.code == "TL003"]
+    fixed = apply_edits(INNER_WINDOW_LOGGED, finding.fix.edits)
+    assert "        (loss / accum).backward()\n" in fixed
+    assert "loss = loss / accum" not in fixed

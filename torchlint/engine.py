@@ -18,7 +18,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Sequence, Set, Tuple, Type, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint import env_flag
 from torchlint.model import ERROR, Diagnostic
@@ -223,6 +223,12 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
     try:
         module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(screened.program)
     except cst.ParserSyntaxError as error:
+        if _python_tree(text) is not None:
+            # Python runs it (LibCST's tokenizer is stricter about tabs mixed into indentation, say): no syntax
+            # error to report, and nothing torchlint can analyse.
+            first = str(error.message).strip().splitlines()[0] if str(error.message).strip() else "parse error"
+            return [], [Problem(path, f"{path}: not analysed: Python runs this code, but torchlint's parser "
+                                      f"(LibCST) cannot read it ({first})", "unreadable")]
         message, line, column = _python_syntax_error(text) or (
             f"SyntaxError: {error.message}", max(error.raw_line, 1), error.raw_column + 1)
         code, name = SYNTAX_ERROR
@@ -255,11 +261,24 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
         except Exception as error:  # noqa: BLE001 - one rule's crash must not hide the others
             problems.append(Problem(path, f"{path}: rule {rule.code} ({rule.name}) crashed: "
                                           f"{type(error).__name__}: {error}", "internal", traceback.format_exc()))
-    diagnostics = [d for d in diagnostics if not _suppressed(d, context.lines)]
+    diagnostics = [d for d in _one_per_site(diagnostics) if not _suppressed(d, context.lines)]
     diagnostics.sort(key=lambda d: (d.line, d.column, d.code))
     if dependencies is not None and context.names.project is not None:
         dependencies.extend(sorted(context.names.project.used))
     return diagnostics, problems
+
+
+def _one_per_site(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
+    """One finding of a rule per place: a helper function that several loops call (a test's `_backprop()` called
+    from six test loops) is one bug in one place, reported once (with the first loop that reaches it)."""
+    seen = set()
+    kept = []
+    for diagnostic in diagnostics:
+        site = (diagnostic.code, diagnostic.line, diagnostic.column, diagnostic.end_line, diagnostic.end_column)
+        if site not in seen:
+            seen.add(site)
+            kept.append(diagnostic)
+    return kept
 
 
 def prefiltering() -> bool:
@@ -619,11 +638,20 @@ def load_program(path: Path, source: SourceText, walked: bool = False) -> Option
     """
     if path.suffix != ".ipynb":
         return Program(source.text)
+    return notebook_program(source.text, str(path), cell_syntax_error if checks_syntax(source.text, walked) else None)
+
+
+def notebook_program(text: str, path: str,
+                     check: Optional[Callable[[str], Optional[Tuple[str, int, int]]]] = None) -> Optional[Program]:
+    """The program of a notebook's JSON `text` (`load_program`); None for a notebook of another language.
+
+    `check`: `cell_syntax_error`, or one that remembers its answers (the language server's); None: cells are
+    not checked one by one. UnreadableFile when `text` is not a notebook.
+    """
     from torchlint.notebook import NotebookError, read_notebook
 
-    check = _cell_syntax_error if checks_syntax(source.text, walked) else None
     try:
-        notebook = read_notebook(source.text, check)
+        notebook = read_notebook(text, check)
     except NotebookError as error:
         raise UnreadableFile(f"{path}: {error}") from None
     if not notebook.is_python:
@@ -632,22 +660,34 @@ def load_program(path: Path, source: SourceText, walked: bool = False) -> Option
 
     code, name = SYNTAX_ERROR
     errors = tuple(
-        Diagnostic(code, name, ERROR, message, str(path), line, column, line, column + 1, cell=cell.number)
+        Diagnostic(code, name, ERROR, message, path, line, column, line, column + 1, cell=cell.number)
         for cell in notebook.cells if cell.syntax_error is not None
-        for message, line, column in (cell.syntax_error,)
+        for message, line, column in (cell.syntax_error,) if message is not None
     )
     return Program(notebook.source, notebook, errors)
 
 
-def _cell_syntax_error(text: str) -> Optional[Tuple[str, int, int]]:
+def cell_syntax_error(text: str) -> Optional[Tuple[Optional[str], int, int]]:
     """None when the code of one notebook cell parses, else its syntax error as TL000 reports it (`analyse`).
 
     CPython's parser answers first (top-level `await` is accepted, as IPython runs it); what it rejects is
-    decided by LibCST, the parser every rule reads (newer syntax than the running Python's).
+    decided by LibCST, the parser every rule reads (newer syntax than the running Python's). A cell Python runs
+    but LibCST cannot read (its tokenizer rejects some mixes of tabs and spaces in indentation that CPython
+    accepts) is no syntax error: `(None, line, column)` leaves it out of the program without a TL000, so the
+    other cells are still read.
     """
-    if _python_tree(text) is not None:
-        return None
     import libcst as cst
+
+    if _python_tree(text) is not None:
+        if "\t" not in text:
+            return None
+        try:
+            cst.parse_module(text)
+        except cst.ParserSyntaxError as error:
+            return None, max(error.raw_line, 1), error.raw_column + 1
+        except (RecursionError, MemoryError):
+            return None
+        return None
 
     try:
         cst.parse_module(text)

@@ -22,6 +22,24 @@ What the editor gets:
   resolve edits (``codeAction/resolve``), so the whole file is fixed only if
   the user picks it.
 
+- **Notebook documents** (LSP 3.17 ``notebookDocument/*``, as VS Code's
+  notebook view sends them): declared for Jupyter notebooks
+  (``jupyter-notebook``) with Python cells. A notebook's code cells, in
+  order, are one program, built exactly as ``torchlint train.ipynb`` builds
+  it (`torchlint.engine.notebook_program`: magics masked, cells in another
+  language and cells that do not parse left out, each of those with its own
+  TL000); markup cells are not part of it. Each finding is published on the
+  cell it belongs to (the cell's text document URI), in that cell's lines,
+  and every code cell gets a publication on each lint (an empty one clears
+  it); a cell that leaves the program (removed, closed, turned into
+  markdown) is cleared. Cell edits, added, moved and removed cells and
+  metadata changes are linted as a document's edits are (at once after a
+  pause, debounced while they keep coming). Code actions are asked with a
+  cell's URI: quick fixes edit that cell, and fix-all (also offered as
+  ``notebook.source.fixAll.torchlint`` for ``notebook.codeActionsOnSave``)
+  edits every cell it changes, giving the cells ``torchlint --fix`` would
+  write (`torchlint.notebook.fixed_cells`).
+
 Nothing here lints by itself: the rules the file's project configuration
 selects come from `torchlint.config.SettingsResolver` (the configuration is
 re-read on every lint, so editing ``pyproject.toml`` takes effect on the next
@@ -53,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import re
 import sys
@@ -61,7 +80,8 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -75,8 +95,17 @@ logger = logging.getLogger("torchlint.lsp")
 SOURCE = "torchlint"
 FIX_ALL_KIND = "source.fixAll.torchlint"
 FIX_ALL_TITLE = "Fix all torchlint problems"
+# What VS Code asks for on a notebook's save with "notebook.codeActionsOnSave": {"notebook.source.fixAll": ...}.
+NOTEBOOK_FIX_ALL_KIND = "notebook.source.fixAll.torchlint"
+NOTEBOOK_TYPE = "jupyter-notebook"
 DEBOUNCE_SECONDS = 0.15
 PYTHON_LANGUAGE_IDS = frozenset({"python"})
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithNotebook(
+        notebook=NOTEBOOK_TYPE, cells=[types.NotebookCellLanguage(language=language)
+                                       for language in sorted(PYTHON_LANGUAGE_IDS)])],
+    save=True,
+)
 
 # LSP line terminators (the ones LibCST counts too): not str.splitlines(), which
 # also splits on form feeds, vertical tabs and U+2028.
@@ -147,19 +176,73 @@ def _kind_wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
 # --- lint results ----------------------------------------------------------------
 
 
-@dataclass
-class LintSnapshot:
-    """The findings of one version of one document, in the engine's and the client's terms."""
+@dataclass(frozen=True)
+class NotebookCellText:
+    """One cell of an open notebook document, as the client last sent it."""
 
-    uri: str
+    uri: str  # the cell's text document, as the notebook spells it
+    code: bool  # a code cell; markup cells are not part of the program
+    language: str
     version: Optional[int]
     text: str
+
+
+@dataclass(frozen=True)
+class NotebookState:
+    """An open notebook document: its cells in order, its metadata, and a key that changes with any of them."""
+
+    cells: Tuple[NotebookCellText, ...]
+    metadata: Optional[dict]
+    # The notebook's version and every cell's (a client need not bump the notebook's on a cell's text edit).
+    version: tuple
+
+    @property
+    def code_cells(self) -> Tuple[NotebookCellText, ...]:
+        """Numbered from 1 like the findings' `Diagnostic.cell`."""
+        return tuple(cell for cell in self.cells if cell.code)
+
+    def as_ipynb(self) -> str:
+        """The notebook as the `.ipynb` text the client would save, as far as torchlint reads it: each cell's
+        kind and source, a code cell's language where the client records it (VS Code's `vscode.languageId`),
+        and the notebook's metadata (the kernel's language)."""
+        cells = [{"cell_type": "code", "metadata": {"vscode": {"languageId": cell.language}}, "outputs": [],
+                  "execution_count": None, "source": cell.text} if cell.code else
+                 {"cell_type": "markdown", "metadata": {}, "source": cell.text} for cell in self.cells]
+        metadata = self.metadata if isinstance(self.metadata, dict) else {}
+        return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5})
+
+
+@dataclass
+class LintSnapshot:
+    """The findings of one version of one document or notebook, in the engine's and the client's terms."""
+
+    uri: str  # the document's, or the notebook's
+    version: object  # the document's version; for a notebook, `NotebookState.version`
+    text: str  # what was linted: the document, or the notebook's program
     path: str
     rules: Optional[tuple]  # None: the configuration could not be loaded
     findings: List[Tuple[Diagnostic, types.Diagnostic]]
-    fixed_text: Optional[str] = None  # fix_source(...).source, computed on demand
+    # {uri: new text} of the documents every safe fix changes (fix_source(...).source), computed on demand
+    fixed: Optional[Dict[str, str]] = None
     # (type, message, show) to send from the event loop: the worker thread never writes to the client.
     messages: List[Tuple[types.MessageType, str, bool]] = field(default_factory=list)
+    # A notebook's code cells (numbered as `Diagnostic.cell`); None for a document.
+    cells: Optional[Tuple[NotebookCellText, ...]] = None
+    # A notebook's program (torchlint.engine.Program); None for a document, or a notebook of another language.
+    program: Optional[object] = None
+
+    def documents(self) -> List[Tuple[str, str, Optional[int]]]:
+        """(uri, text, version) of each text document the findings are on: the document, or the code cells."""
+        if self.cells is None:
+            return [(self.uri, self.text, self.version)]
+        return [(cell.uri, cell.text, cell.version) for cell in self.cells]
+
+    def document_of(self, diagnostic: Diagnostic) -> Tuple[str, str, Optional[int]]:
+        """(uri, text, version) of the document a finding is on: for a notebook, its cell's."""
+        if self.cells is None:
+            return self.uri, self.text, self.version
+        cell = self.cells[(diagnostic.cell or 1) - 1]
+        return cell.uri, cell.text, cell.version
 
 
 def _import_analysis() -> None:
@@ -203,13 +286,17 @@ def _document_path(uri: str) -> Optional[Path]:
 
 class TorchlintLanguageServer(LanguageServer):
     def __init__(self, debounce: float = DEBOUNCE_SECONDS) -> None:
-        super().__init__("torchlint", __version__)
+        super().__init__("torchlint", __version__, notebook_document_sync=NOTEBOOK_SYNC)
         self.debounce = debounce
         self._urls: Optional[Dict[str, str]] = None  # code -> rule page; on the worker thread, see `warm_up`
         self._open: Set[str] = set()  # Python documents, by uri as the client spells it
+        # Open notebooks, by uri as the client spells it: the cells their diagnostics were last published on.
+        self._notebooks: Dict[str, Set[str]] = {}
         self._pending: Dict[str, asyncio.Task] = {}
         self._snapshots: Dict[str, LintSnapshot] = {}
-        self._parsers: Dict[str, object] = {}  # uri -> IncrementalParser (used by the worker thread only)
+        # Used by the worker thread only: uri -> IncrementalParser; notebook uri -> {cell code: its syntax check}.
+        self._parsers: Dict[str, object] = {}
+        self._cell_checks: Dict[str, Dict[str, object]] = {}
         self._last_change: Dict[str, float] = {}
         self._shown_errors: Set[str] = set()
         # One worker: lints never race each other, and a queued lint of a version
@@ -231,10 +318,20 @@ class TorchlintLanguageServer(LanguageServer):
             self._urls = rule_urls()
         return self._urls
 
-    # -- documents
+    # -- documents and notebooks
 
     def is_python(self, uri: str) -> bool:
         return uri in self._open
+
+    def is_notebook(self, uri: str) -> bool:
+        return uri in self._notebooks
+
+    def linted_uri(self, uri: str) -> Optional[str]:
+        """What is linted for a text document: itself (a Python document), its notebook (a cell), or None."""
+        if uri in self._open:
+            return uri
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        return notebook.uri if notebook is not None and notebook.uri in self._notebooks else None
 
     def open_document(self, uri: str, language_id: str) -> bool:
         if language_id not in PYTHON_LANGUAGE_IDS:
@@ -242,8 +339,21 @@ class TorchlintLanguageServer(LanguageServer):
         self._open.add(uri)
         return True
 
+    def open_notebook(self, uri: str) -> None:
+        self._notebooks[uri] = set()
+
     def close_document(self, uri: str) -> None:
         self._open.discard(uri)
+        self._forget_document(uri)
+
+    def close_notebook(self, uri: str) -> Set[str]:
+        """Forget an open notebook; returns the cells its diagnostics were last published on."""
+        published = self._notebooks.pop(uri, set())
+        self._forget_document(uri)
+        self._worker.submit(self._cell_checks.pop, uri, None)
+        return published
+
+    def _forget_document(self, uri: str) -> None:
         self._cancel_pending(uri)
         self._snapshots.pop(uri, None)
         self._last_change.pop(uri, None)
@@ -257,11 +367,32 @@ class TorchlintLanguageServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         return document.source, document.version
 
+    def notebook_state(self, uri: str) -> Optional[NotebookState]:
+        """An open notebook's cells as the client last sent them; None once it is closed."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return None
+        cells = []
+        for cell in notebook.cells:
+            try:
+                document = self.workspace.get_text_document(cell.document)
+                text, language, version = document.source, document.language_id or "", document.version
+            except Exception:  # noqa: BLE001 - a cell whose text document the client never opened
+                text, language, version = "", "", None
+            cells.append(NotebookCellText(cell.document, cell.kind == types.NotebookCellKind.Code, language,
+                                          version, text))
+        key = (notebook.version, tuple((cell.uri, cell.code, cell.language, cell.version) for cell in cells))
+        metadata = notebook.metadata if isinstance(notebook.metadata, dict) else None
+        return NotebookState(tuple(cells), metadata, key)
+
     def current_version(self, uri: str) -> object:
-        """The version of an open document; for a closed one, a sentinel equal to no version."""
-        if uri not in self._open:
-            return _CLOSED
+        """The version of an open document or notebook; for a closed one, a sentinel equal to no version."""
         try:
+            if uri in self._notebooks:
+                state = self.notebook_state(uri)
+                return _CLOSED if state is None else state.version
+            if uri not in self._open:
+                return _CLOSED
             return self.current(uri)[1]
         except Exception:  # noqa: BLE001 - closed between the two lookups
             return _CLOSED
@@ -305,35 +436,65 @@ class TorchlintLanguageServer(LanguageServer):
         snapshot = await self.snapshot(uri)
         if snapshot is None or snapshot.version != self.current_version(uri):
             return  # closed, or changed meanwhile: the newer version's lint is scheduled
+        if snapshot.cells is None:
+            self._publish(uri, snapshot.version, [lsp for _, lsp in snapshot.findings])
+            return
+        on_cell: Dict[str, List[types.Diagnostic]] = {cell.uri: [] for cell in snapshot.cells}
+        for diagnostic, lsp in snapshot.findings:
+            on_cell[snapshot.document_of(diagnostic)[0]].append(lsp)
+        for cell in snapshot.cells:
+            self._publish(cell.uri, cell.version, on_cell[cell.uri])
+        # Cells that left the program since (removed without a close, turned into markdown): cleared.
+        for cell_uri in sorted(self._notebooks.get(uri, set()) - set(on_cell)):
+            self._publish(cell_uri, None, [])
+        if uri in self._notebooks:
+            self._notebooks[uri] = set(on_cell)
+
+    def _publish(self, uri: str, version: Optional[int], diagnostics: List[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, version=snapshot.version, diagnostics=[lsp for _, lsp in snapshot.findings]
-            )
-        )
+            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+
+    def clear_cells(self, notebook_uri: str, cell_uris: Sequence[str]) -> None:
+        """Publish empty diagnostics on cells that were closed (removed from the notebook, or closed with it)."""
+        published = self._notebooks.get(notebook_uri, set())
+        for cell_uri in cell_uris:
+            published.discard(cell_uri)
+            self._publish(cell_uri, None, [])
 
     async def snapshot(self, uri: str) -> Optional[LintSnapshot]:
-        """The findings of the document's current version (cached per version); None once superseded."""
-        if not self.is_python(uri):
+        """The findings of the document's (or notebook's) current version (cached per version); None once
+        superseded."""
+        source: Union[str, NotebookState]
+        if uri in self._notebooks:
+            state = self.notebook_state(uri)
+            if state is None:
+                return None
+            source, version = state, state.version
+        elif self.is_python(uri):
+            source, version = self.current(uri)
+        else:
             return None
-        text, version = self.current(uri)
         cached = self._snapshots.get(uri)
-        if cached is not None and cached.version == version and cached.text == text:
+        if cached is not None and cached.version == version and (cached.cells is not None or cached.text == source):
             return cached
         loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding
-        snapshot = await loop.run_in_executor(self._worker, self._lint_if_current, uri, text, version, encoding)
+        snapshot = await loop.run_in_executor(self._worker, self._lint_if_current, uri, source, version, encoding)
         if snapshot is None:
             return None
         self._emit(snapshot)
-        if self.is_python(uri):
+        if self.is_python(uri) or self.is_notebook(uri):
             self._snapshots[uri] = snapshot
         return snapshot
 
-    def _lint_if_current(self, uri: str, text: str, version: Optional[int], encoding) -> Optional[LintSnapshot]:
+    def _lint_if_current(self, uri: str, source: Union[str, NotebookState], version: object,
+                         encoding) -> Optional[LintSnapshot]:
         """Runs on the worker thread."""
         if self.current_version(uri) != version:
             return None  # superseded (or closed) while queued
-        return self.lint(uri, text, version, encoding)
+        if isinstance(source, NotebookState):
+            return self.lint_notebook(uri, source, encoding)
+        return self.lint(uri, source, version, encoding)
 
     def _emit(self, snapshot: LintSnapshot) -> None:
         """Send the messages a lint collected; on the event loop's thread."""
@@ -357,6 +518,62 @@ class TorchlintLanguageServer(LanguageServer):
         snapshot.rules = self._rules_for(path, snapshot.messages)
         if snapshot.rules is None:
             return snapshot
+        found = self._findings(uri, text, shown, snapshot)
+        if found is None:
+            return snapshot
+        positions = PositionMap(text, encoding)
+        for diagnostic in found:
+            self._add_finding(snapshot, diagnostic, positions, uri)
+        return snapshot
+
+    def lint_notebook(self, uri: str, state: NotebookState, encoding) -> LintSnapshot:
+        """The findings of a notebook's code cells linted as one program, each on its cell."""
+        path = _document_path(uri)
+        shown = str(path) if path is not None else uri
+        snapshot = LintSnapshot(uri, state.version, "", shown, None, [], cells=state.code_cells)
+        snapshot.rules = self._rules_for(path, snapshot.messages)
+        if snapshot.rules is None:
+            return snapshot
+        from torchlint.engine import notebook_program
+
+        try:
+            program = notebook_program(state.as_ipynb(), shown, self._cell_checker(uri))
+        except Exception as error:  # noqa: BLE001 - the server must outlive any bug
+            snapshot.messages.append((types.MessageType.Error, f"internal error while reading the notebook {shown}: "
+                                      f"{type(error).__name__}: {error}\n{traceback.format_exc()}", False))
+            return snapshot
+        if program is None:
+            return snapshot  # its kernel runs another language
+        snapshot.text, snapshot.program = program.text, program
+        found = self._findings(uri, program.text, shown, snapshot)
+        if found is None:
+            return snapshot
+        positions: Dict[str, PositionMap] = {}
+        for diagnostic in program.to_file(found):
+            cell_uri, cell_text, _ = snapshot.document_of(diagnostic)
+            if cell_uri not in positions:
+                positions[cell_uri] = PositionMap(cell_text, encoding)
+            self._add_finding(snapshot, diagnostic, positions[cell_uri], cell_uri)
+        return snapshot
+
+    def _cell_checker(self, uri: str):
+        """`torchlint.engine.cell_syntax_error`, remembering its answers while a cell's code stays the same:
+        an edit re-checks the cells it changed. Runs on the worker thread."""
+        from torchlint.engine import cell_syntax_error
+
+        known = self._cell_checks.get(uri, {})
+        used: Dict[str, object] = {}
+        self._cell_checks[uri] = used
+
+        def check(code: str):
+            if code not in used:
+                used[code] = known[code] if code in known else cell_syntax_error(code)
+            return used[code]
+
+        return check
+
+    def _findings(self, uri: str, text: str, shown: str, snapshot: LintSnapshot) -> Optional[List[Diagnostic]]:
+        """The engine's findings on `text` (an internal error is logged, and gives None)."""
         from torchlint.engine import lint_source
 
         try:
@@ -369,18 +586,19 @@ class TorchlintLanguageServer(LanguageServer):
         except Exception as error:  # noqa: BLE001 - the server must outlive any bug in a rule
             snapshot.messages.append((types.MessageType.Error, f"internal error while linting {shown}: "
                                       f"{type(error).__name__}: {error}\n{traceback.format_exc()}", False))
-            return snapshot
+            return None
         for problem in problems:
             kind = types.MessageType.Error if problem.kind == "internal" else types.MessageType.Warning
             snapshot.messages.append((kind, problem.message + (f"\n{problem.detail}" if problem.detail else ""), False))
-        positions = PositionMap(text, encoding)
-        for diagnostic in diagnostics:
-            try:
-                snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._rule_links(), uri)))
-            except Exception as error:  # noqa: BLE001 - publish the others
-                snapshot.messages.append((types.MessageType.Error, f"cannot convert {diagnostic.code} at "
-                                          f"{shown}:{diagnostic.line}: {error!r}", False))
-        return snapshot
+        return diagnostics
+
+    def _add_finding(self, snapshot: LintSnapshot, diagnostic: Diagnostic, positions: PositionMap, uri: str) -> None:
+        try:
+            snapshot.findings.append((diagnostic, to_lsp_diagnostic(diagnostic, positions, self._rule_links(), uri)))
+        except Exception as error:  # noqa: BLE001 - publish the others
+            where = f"{snapshot.path}:" + (f"cell {diagnostic.cell}:" if diagnostic.cell else "")
+            snapshot.messages.append((types.MessageType.Error, f"cannot convert {diagnostic.code} at "
+                                      f"{where}{diagnostic.line}: {error!r}", False))
 
     def _rules_for(self, path: Optional[Path], messages: list) -> Optional[tuple]:
         from torchlint.config import ConfigError, SettingsResolver
@@ -399,19 +617,32 @@ class TorchlintLanguageServer(LanguageServer):
             messages.append((types.MessageType.Error, f"cannot load the configuration for {path}: {error!r}", False))
         return None
 
-    def fixed_text(self, snapshot: LintSnapshot) -> Optional[str]:
-        """The document with every safe fix applied (None when nothing changes); runs on the worker."""
+    def fixed_documents(self, snapshot: LintSnapshot) -> Dict[str, str]:
+        """{uri: new text} of the documents (a notebook's cells) that every safe fix changes, applied to a
+        fixpoint as `torchlint --fix` does; empty when nothing changes. Runs on the worker."""
         if snapshot.rules is None or not any(d.fixable() for d, _ in snapshot.findings):
-            return None
-        if snapshot.fixed_text is None:
+            return {}
+        if snapshot.fixed is None:
             from torchlint.fix import fix_source
+            from torchlint.notebook import NotebookError, fixed_cells
 
             try:
-                snapshot.fixed_text = fix_source(snapshot.text, snapshot.path, snapshot.rules).source
+                fixed = fix_source(snapshot.text, snapshot.path, snapshot.rules).source
+                if fixed == snapshot.text:
+                    texts = [text for _, text, _ in snapshot.documents()]
+                elif snapshot.cells is None:
+                    texts = [fixed]
+                else:  # the program's text back into the cells, as `torchlint --fix` writes them
+                    texts = fixed_cells(snapshot.program.notebook, fixed)
+            except NotebookError as error:
+                snapshot.messages.append((types.MessageType.Warning, f"{snapshot.path}: fixes not offered: {error}",
+                                          False))
+                return {}
             except Exception as error:  # noqa: BLE001
                 snapshot.messages.append((types.MessageType.Error, f"fixing {snapshot.path} failed: {error!r}", False))
-                return None
-        return snapshot.fixed_text if snapshot.fixed_text != snapshot.text else None
+                return {}
+            snapshot.fixed = {uri: new for (uri, old, _), new in zip(snapshot.documents(), texts) if new != old}
+        return snapshot.fixed
 
     def report_internal_error(self, doing: str, error: Exception) -> None:
         message = f"torchlint: {doing} failed: {type(error).__name__}: {error}\n{traceback.format_exc()}"
@@ -422,20 +653,27 @@ class TorchlintLanguageServer(LanguageServer):
 
     async def code_actions(self, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
         uri = params.text_document.uri
-        if not self.is_python(uri):
+        linted = self.linted_uri(uri)  # a notebook's cell is linted with its notebook
+        if linted is None:
             return None
         only = params.context.only
         want_quickfix = _kind_wanted(types.CodeActionKind.QuickFix.value, only)
-        want_fix_all = _kind_wanted(FIX_ALL_KIND, only)
+        fix_all_kind = FIX_ALL_KIND
+        if linted != uri and only and _kind_wanted(NOTEBOOK_FIX_ALL_KIND, only):
+            fix_all_kind = NOTEBOOK_FIX_ALL_KIND
+        want_fix_all = _kind_wanted(fix_all_kind, only)
         if not (want_quickfix or want_fix_all):
             return None
-        snapshot = await self.snapshot(uri)
-        if snapshot is None or snapshot.version != self.current_version(uri):
+        snapshot = await self.snapshot(linted)
+        if snapshot is None or snapshot.version != self.current_version(linted):
             return None
         actions: List[types.CodeAction] = []
-        in_range = [(d, lsp) for d, lsp in snapshot.findings if _overlaps(lsp.range, params.range)]
-        if want_quickfix:
-            positions = PositionMap(snapshot.text, self.workspace.position_encoding)
+        here = unquote(uri)
+        in_range = [(d, lsp) for d, lsp in snapshot.findings
+                    if unquote(snapshot.document_of(d)[0]) == here and _overlaps(lsp.range, params.range)]
+        if want_quickfix and in_range:
+            document, text, version = snapshot.document_of(in_range[0][0])  # the one asked about
+            positions = PositionMap(text, self.workspace.position_encoding)
             for diagnostic, lsp in in_range:
                 if diagnostic.fix is None:
                     continue
@@ -449,18 +687,21 @@ class TorchlintLanguageServer(LanguageServer):
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[lsp],
                     is_preferred=True if fix.is_safe else None,
-                    edit=self._workspace_edit(uri, snapshot.version, edits),
+                    edit=self._workspace_edit([(document, version, edits)]),
                 ))
-        # Fix-all is document-wide: offered when asked for by kind (editor.codeActionsOnSave,
-        # "Source Action..."), or in the light bulb where a safely fixable finding is under the cursor.
+        # Fix-all is document-wide (notebook-wide in a notebook): offered when asked for by kind
+        # (editor.codeActionsOnSave, "Source Action..."), or in the light bulb where a safely fixable finding
+        # is under the cursor.
         explicit = bool(only) and want_fix_all
         if want_fix_all and (explicit or any(d.fixable() for d, _ in in_range)):
             if not explicit and self._client_resolves_edits():
                 # The light bulb asks on every cursor move: fix the whole file only if it is picked.
-                actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
-                                                data={"uri": uri, "version": snapshot.version}))
+                data = {"uri": uri}
+                if snapshot.cells is None:
+                    data["version"] = snapshot.version
+                actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=fix_all_kind, data=data))
             else:
-                action = await self._fix_all(snapshot)
+                action = await self._fix_all(snapshot, fix_all_kind)
                 if action is not None:
                     actions.append(action)
         return actions
@@ -469,26 +710,31 @@ class TorchlintLanguageServer(LanguageServer):
         """Fill in the edit of a fix-all action offered without one."""
         data = action.data if isinstance(action.data, dict) else {}
         uri = data.get("uri")
-        if action.kind != FIX_ALL_KIND or action.edit is not None or not isinstance(uri, str):
+        if action.kind not in (FIX_ALL_KIND, NOTEBOOK_FIX_ALL_KIND) or action.edit is not None \
+                or not isinstance(uri, str):
             return action
-        snapshot = await self.snapshot(uri)
-        if snapshot is None or snapshot.version != self.current_version(uri):
+        linted = self.linted_uri(uri)
+        snapshot = await self.snapshot(linted) if linted is not None else None
+        if snapshot is None or snapshot.version != self.current_version(linted):
             return action
-        resolved = await self._fix_all(snapshot)
+        resolved = await self._fix_all(snapshot, action.kind)
         if resolved is not None:
             action.edit = resolved.edit
         return action
 
-    async def _fix_all(self, snapshot: LintSnapshot) -> Optional[types.CodeAction]:
+    async def _fix_all(self, snapshot: LintSnapshot, kind: str = FIX_ALL_KIND) -> Optional[types.CodeAction]:
         loop = asyncio.get_running_loop()
-        fixed = await loop.run_in_executor(self._worker, self.fixed_text, snapshot)
+        fixed = await loop.run_in_executor(self._worker, self.fixed_documents, snapshot)
         self._emit(snapshot)
-        if fixed is None or snapshot.version != self.current_version(snapshot.uri):
+        if not fixed or snapshot.version != self.current_version(snapshot.uri):
             return None
-        positions = PositionMap(snapshot.text, self.workspace.position_encoding)
-        whole = types.Range(start=types.Position(line=0, character=0), end=positions.end())
-        edit = self._workspace_edit(snapshot.uri, snapshot.version, [types.TextEdit(range=whole, new_text=fixed)])
-        return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit)
+        changes = []
+        for uri, text, version in snapshot.documents():
+            if uri in fixed:  # the whole document (cell) replaced, as `torchlint --fix` writes it
+                whole = types.Range(start=types.Position(line=0, character=0),
+                                    end=PositionMap(text, self.workspace.position_encoding).end())
+                changes.append((uri, version, [types.TextEdit(range=whole, new_text=fixed[uri])]))
+        return types.CodeAction(title=FIX_ALL_TITLE, kind=kind, edit=self._workspace_edit(changes))
 
     def _client_resolves_edits(self) -> bool:
         capabilities = self.client_capabilities
@@ -497,17 +743,18 @@ class TorchlintLanguageServer(LanguageServer):
         support = code_action.resolve_support if code_action else None
         return bool(code_action and code_action.data_support and support and "edit" in support.properties)
 
-    def _workspace_edit(self, uri: str, version: Optional[int], edits: List[types.TextEdit]) -> types.WorkspaceEdit:
+    def _workspace_edit(self, changes: List[Tuple[str, Optional[int], List[types.TextEdit]]]) -> types.WorkspaceEdit:
+        """One edit of one or more documents (a notebook's cells): (uri, version, edits) each."""
         capabilities = self.client_capabilities
         workspace = capabilities.workspace if capabilities else None
         edit_caps = workspace.workspace_edit if workspace else None
         if edit_caps is not None and edit_caps.document_changes:
-            # Versioned: the client refuses the edit if the document changed since.
+            # Versioned: the client refuses the edit if a document changed since.
             return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
                 edits=edits,
-            )])
-        return types.WorkspaceEdit(changes={uri: edits})
+            ) for uri, version, edits in changes])
+        return types.WorkspaceEdit(changes={uri: edits for uri, _, edits in changes})
 
 
 def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
@@ -541,9 +788,40 @@ def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
             ls.close_document(uri)
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    # Notebooks: pygls keeps the notebook and its cells' text documents in the workspace before these run.
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def did_open_notebook(ls: TorchlintLanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.open_notebook(params.notebook_document.uri)
+        ls.schedule_lint(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def did_change_notebook(ls: TorchlintLanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        if not ls.is_notebook(uri):
+            return
+        structure = params.change.cells.structure if params.change.cells is not None else None
+        if structure is not None and structure.did_close:
+            ls.clear_cells(uri, [cell.uri for cell in structure.did_close])
+        ls.schedule_change(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def did_save_notebook(ls: TorchlintLanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        if ls.is_notebook(uri):
+            ls.forget_snapshot(uri)  # the configuration may have changed
+            ls.schedule_lint(uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def did_close_notebook(ls: TorchlintLanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        if ls.is_notebook(uri):
+            published = ls.close_notebook(uri)
+            closed = [cell.uri for cell in params.cell_text_documents]
+            ls.clear_cells(uri, closed + sorted(published - set(closed)))
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND],
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND, NOTEBOOK_FIX_ALL_KIND],
                                 resolve_provider=True),
     )
     async def code_action(ls: TorchlintLanguageServer, params: types.CodeActionParams):

@@ -38,10 +38,14 @@ text and that program; it imports neither libcst nor torch.
   the original JSON text: outputs, metadata, execution counts, other cells,
   key order, indentation, escapes and the final newline stay byte for byte.
   A cell keeps its `source` form (a list of lines or one string).
+  `fixed_cells(notebook, fixed_source)` is the same split and restoration
+  without the JSON: each code cell's new source, for the language server,
+  which edits a notebook's cells as documents of their own.
 """
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import re
@@ -51,7 +55,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 from torchlint.model import Diagnostic, Edit, Fix
 from torchlint.text import split_lines
 
-__all__ = ["CodeCell", "Notebook", "NotebookError", "map_diagnostic", "read_notebook", "write_back"]
+__all__ = ["CodeCell", "Notebook", "NotebookError", "fixed_cells", "map_diagnostic", "read_notebook",
+           "write_back"]
 
 _CELL_MARKER = "# torchlint: cell {number}"
 _CELL_MARKER_RE = re.compile(r"# torchlint: cell (\d+)")
@@ -69,12 +74,23 @@ _PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
 # `%%memit`): the body is linted. Any other (`%%bash`, `%%writefile`, `%%html`, `%%sql`, `%%R`, `%%script`,
 # `%%python3` in a subprocess...) makes the cell not Python for the program.
 PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "memit", "prun", "time", "timeit"})
+# IPython's automagic: a cell of one line that starts with the name of a line magic or a shell alias, then
+# what Python cannot take after a name (`pip install torchviz`, `cd data`, `ls -la`), runs as `%pip install
+# torchviz`. IPython applies it only to a cell of a single line, and not to a name the session has bound.
+_AUTOMAGIC_NAMES = frozenset({
+    "alias", "autoreload", "bookmark", "cat", "cd", "clear", "colors", "conda", "config", "cp", "dhist", "env",
+    "history", "less", "load_ext", "ls", "lsmagic", "mamba", "man", "matplotlib", "micromamba", "mkdir", "mv",
+    "pip", "popd", "pushd", "pwd", "pylab", "reload_ext", "rm", "rmdir", "run", "sx", "system", "who", "whos",
+})
+_AUTOMAGIC = re.compile(r"(?P<name>[A-Za-z_]\w*)[ \t]+(?P<rest>\S.*)")
+# After a magic's name, these start Python (`pip = 1`, `cd == x`, `run(x)`, `ls[0]`): IPython leaves the line.
+_PYTHON_AFTER_NAME = tuple("=([.,:;+*/%<>&|^@!") + ("if ", "else ", "and ", "or ", "in ", "is ", "not ", "for ")
 _CELL_MAGIC = re.compile(r"%%([A-Za-z_][\w.]*)")
 # Where a cell's metadata names its language: VS Code, .NET Interactive, Polyglot Notebooks.
 _CELL_LANGUAGE_FIELDS = (("vscode", "languageId"), ("dotnet_interactive", "language"),
                          ("polyglot_notebook", "kernelName"))
 # `syntax_error` of `read_notebook`: a cell's code -> None, or (message, line, column) of its syntax error.
-SyntaxCheck = Callable[[str], Optional[Tuple[str, int, int]]]
+SyntaxCheck = Callable[[str], Optional[Tuple[Optional[str], int, int]]]  # message None: Python runs it, LibCST cannot read it
 
 
 class NotebookError(Exception):
@@ -180,7 +196,7 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
             lines[-1] += "\n"
         dedent = _leading_indent(lines)
         if dedent:
-            lines = [line[len(dedent):] if _is_code_line(line) else line for line in lines]
+            lines = [line[len(dedent):] if _dedented(line, dedent) else line for line in lines]
         linted, error = _is_python_cell(cell, lines), None
         if linted:
             program_lines, masked = _mask(lines, mask_ids)
@@ -250,16 +266,8 @@ def write_back(notebook: Notebook, fixed_source: str) -> str:
     """
     if fixed_source == notebook.source:
         return notebook.text
-    chunks = _split_cells(notebook, fixed_source)
-    replacements = []
-    for cell, chunk in zip(notebook.cells, chunks):
-        new_text = _restore(cell, chunk)
-        if new_text != cell.text:
-            if not cell.linted:
-                why = "does not parse" if cell.syntax_error is not None else "is not Python"
-                raise NotebookError(f"a fix reached into code cell {cell.number}, which {why} and is not linted; "
-                                    "the notebook was not changed")
-            replacements.append((cell, new_text))
+    replacements = [(cell, new_text) for cell, new_text in zip(notebook.cells, fixed_cells(notebook, fixed_source))
+                    if new_text != cell.text]
     text = notebook.text
     ensure_ascii = _escapes_non_ascii(text)
     for cell, new_text in sorted(replacements, key=lambda item: item[0].span, reverse=True):
@@ -271,6 +279,24 @@ def write_back(notebook: Notebook, fixed_source: str) -> str:
                                 "the notebook was not changed")
         text = text[:start] + value + text[end:]
     return text
+
+
+def fixed_cells(notebook: Notebook, fixed_source: str) -> List[str]:
+    """The source of each code cell (in `notebook.cells` order) once the program is `fixed_source`.
+
+    Masked lines come back as they were and each cell keeps its line breaks and leading indent. Raises
+    NotebookError when the cell structure cannot be recovered (see `write_back`) or a fix reached into a
+    cell that is not linted.
+    """
+    texts = []
+    for cell, chunk in zip(notebook.cells, _split_cells(notebook, fixed_source)):
+        new_text = _restore(cell, chunk)
+        if new_text != cell.text and not cell.linted:
+            why = "does not parse" if cell.syntax_error is not None else "is not Python"
+            raise NotebookError(f"a fix reached into code cell {cell.number}, which {why} and is not linted; "
+                                "the notebook was not changed")
+        texts.append(new_text)
+    return texts
 
 
 # --- building the program -------------------------------------------------------------------
@@ -291,17 +317,19 @@ def _is_code_line(line: str) -> bool:
 def _leading_indent(lines: List[str]) -> str:
     """The indentation IPython strips from a cell before running it: that of its first line that is not blank.
 
-    IPython removes it from the lines that start with it; torchlint only reads the cell that way when every line
-    that is not blank starts with it, so that putting it back after a fix gives the cell's own lines again.
+    IPython removes it from the lines that start with it and leaves the others as they are (` def f():` over
+    `    return 1` and a `print(f())` at the margin runs); torchlint reads the cell the same way.
     """
     code = [line for line in lines if _is_code_line(line)]
     if not code:
         return ""
     first = code[0]
-    indent = first[:len(first) - len(first.lstrip(" \t"))]
-    if indent and all(line.startswith(indent) for line in code):
-        return indent
-    return ""
+    return first[:len(first) - len(first.lstrip(" \t"))]
+
+
+def _dedented(line: str, dedent: str) -> bool:
+    """Whether IPython strips the cell's leading indent `dedent` from this line of it."""
+    return bool(dedent) and _is_code_line(line) and line.startswith(dedent)
 
 
 def _is_python_cell(cell: Dict[str, Any], lines: List[str]) -> bool:
@@ -359,6 +387,9 @@ def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tu
         masked.append((mask_id, body))
         out.append(indent + ("pass  " if as_pass else "") + _MASK.format(id=mask_id) + _break_of(line))
 
+    if len(lines) == 1 and _is_automagic(lines[0]):
+        mask(lines[0], False)
+        return out, masked
     scanner = _Scanner()
     continued_magic = False
     for line in lines:
@@ -376,6 +407,13 @@ def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tu
         scanner.feed(body)
         out.append(line)
     return out, masked
+
+
+def _is_automagic(line: str) -> bool:
+    """Whether IPython runs this line, the only one of its cell, as a line magic or shell alias (`_AUTOMAGIC`)."""
+    match = _AUTOMAGIC.fullmatch(line.strip())
+    return (match is not None and match.group("name") in _AUTOMAGIC_NAMES
+            and not match.group("rest").startswith(_PYTHON_AFTER_NAME))
 
 
 def _is_magic(stripped: str) -> bool:
@@ -575,11 +613,32 @@ def _restore(cell: CodeCell, lines: List[str]) -> str:
         out = [line[:-len(_break_of(line))] + newline if _break_of(line) not in ("", newline) else line
                for line in out]
     if cell.dedent:
-        out = [cell.dedent + line if _is_code_line(line) else line for line in out]
+        out = _indent_again(cell, out)
     text = "".join(out)
     if cell.added_newline and text.endswith(("\n", "\r")):
         text = text[:-len(_break_of(text))]
     return text
+
+
+def _indent_again(cell: CodeCell, lines: List[str]) -> List[str]:
+    """The cell's lines with the leading indent IPython strips put back where it was.
+
+    Where every code line of the cell had it, every code line gets it. Otherwise the lines a fix left alone are
+    the cell's own again, and a line a fix wrote gets the indent (IPython strips it again, so it runs as written).
+    """
+    original = split_lines(cell.text)
+    if cell.added_newline and original:
+        original[-1] += "\n"
+    if all(_dedented(line, cell.dedent) for line in original if _is_code_line(line)):
+        return [cell.dedent + line if _is_code_line(line) else line for line in lines]
+    read = [line[len(cell.dedent):] if _dedented(line, cell.dedent) else line for line in original]
+    out: List[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, read, lines, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(original[i1:i2])
+        else:
+            out.extend(cell.dedent + line if _is_code_line(line) else line for line in lines[j1:j2])
+    return out
 
 
 def _escapes_non_ascii(text: str) -> bool:
@@ -632,7 +691,7 @@ def _locate(notebook: Notebook, line: int, column: int) -> Tuple[int, int, int]:
     if line <= len(line_map) and line_map[line - 1] is not None:
         cell, cell_line = line_map[line - 1]
         dedent = notebook.cell(cell).dedent
-        if dedent and _is_code_line(split_lines(notebook.cell(cell).text)[cell_line - 1]):
+        if _dedented(split_lines(notebook.cell(cell).text)[cell_line - 1], dedent):
             column += len(dedent)
         return cell, cell_line, column
     if line > len(line_map):

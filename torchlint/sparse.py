@@ -13,7 +13,8 @@ loop the loop sits in one or two functions among many. The analysis reads:
   module for it or cut its batches from a packed stream,
   `torchlint.training.tokens`: the analysis reads a helper's body only to find
   `x.zero_grad()`, `p.grad = None`, `p.grad.zero_()`, `p.grad.div_(n)`, the
-  detached values, the loss or the new module it returns, the cuts, and the
+  detached values, the loss or the new module it returns, the cuts, the
+  learning rate it reads (`param_groups`, `get_last_lr()`, `["lr"]`), and the
   backwards and steps it runs on every call,
   `torchlint.training.calls`); and the methods of a class whose name occurs
   there that spell one of those words (an object of it that the loop calls
@@ -48,7 +49,8 @@ from torchlint.text import split_lines
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
-_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(")
+_HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(|param_groups|get_last_lr|"
+                           r"\bget_lr\b|[\"']lr[\"']")
 _CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut from a stream (training.tokens)
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)

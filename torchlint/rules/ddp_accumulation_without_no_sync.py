@@ -8,7 +8,10 @@ file's imports and through the names the wrapped model is copied to) in a
 gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
 or a micro-batch counter) when it runs on the micro-batches that do not step
 outside `model.no_sync()`, including the case where `no_sync()` wraps only
-the backward.
+the backward. The window may be a loop of its own: `for _ in
+range(grad_accum):` (or over the slices or chunks of a batch) with a
+backward per micro-batch and one `optimizer.step()` after the loop, the
+forward on every iteration outside `no_sync()`.
 
 ## Why is this bad?
 
@@ -53,7 +56,9 @@ for i, (x, y) in enumerate(loader):
 Not flagged: a forward under `model.no_sync()` on the micro-batches that do
 not step (`with model.no_sync() if not boundary else nullcontext():`, a
 context manager bound to a name first, `ctx = model.no_sync if ... else
-nullcontext`), `model.require_backward_grad_sync = boundary`, a forward under
+nullcontext`; in an inner loop, `model.no_sync() if micro < n - 1 else
+nullcontext()`, or the whole loop under `no_sync()` with the last micro-batch
+after it), `model.require_backward_grad_sync = boundary`, a forward under
 a context manager torchlint cannot read (it may switch the synchronisation),
 Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
 DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
@@ -77,7 +82,7 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import WARNING
-from torchlint.names import ModuleNames, dotted_name, last_component
+from torchlint.names import ModuleNames, dotted_name, int_value, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, CallSite, Site, StepSite, TrainingLoop
 from torchlint.training.timeline import listing
@@ -104,8 +109,11 @@ class DdpAccumulationWithoutNoSync(Rule):
 
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
+            if _switches_sync(loop):
+                continue
+            yield from self._inner(context, loop)
             window = _window(loop)
-            if window is None or _switches_sync(loop):
+            if window is None:
                 continue
             step, check = window
             reported: Set[str] = set()
@@ -122,6 +130,29 @@ class DdpAccumulationWithoutNoSync(Rule):
                 yield Finding(call.node, self._message(context, loop, call, model, step, check),
                               timeline=_timeline(loop, step, check))
 
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """The forward of a DDP model on every iteration of a loop that is an accumulation window by itself
+        (`TrainingLoop.inner_window`): the step runs once, after the loop."""
+        window = loop.inner_window
+        if window is None:
+            return
+        header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+        reported: Set[str] = set()
+        for call in loop.calls:
+            model = call.callee
+            if call.depth or call.guards or model is None or model in reported or not _is_ddp(model, context.names):
+                continue
+            if loop.grad_disabled_at(call, context.names) is not None:
+                continue
+            kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
+            if any(kind != "neutral" for kind in kinds):
+                continue
+            reported.add(model)
+            head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
+                    f"micro-batch of `{header}`, but `{context.code(window.step.node)}` only once, after the loop")
+            yield Finding(call.node, _message(context, loop, model, head, window.count.describe(context.code),
+                                              _last_one(context, loop, model, window)))
+
     @staticmethod
     def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, step: StepSite,
                  check: AccumulationCheck) -> str:
@@ -129,15 +160,7 @@ class DdpAccumulationWithoutNoSync(Rule):
         condition = f"`{context.quote(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
                 f"micro-batch, but `{context.site_code(step)}` only when {condition}")
-        around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
-                           if _context_kind(item, loop, backward, context.names) == "sync"]
-        if around_backward:
-            return (f"{head}: `with {context.code(around_backward[0])}:` wraps only the backward, but DDP decides in "
-                    f"the forward whether the backward all-reduces, so every micro-batch still all-reduces the "
-                    f"gradients: `{count}`× the communication the window needs. Put the forward inside it too.")
-        return (f"{head}: without `{model}.no_sync()` around the forward and backward of the micro-batches that "
-                f"do not step, every backward all-reduces the gradients across processes: `{count}`× the "
-                f"communication the window needs, for the same result.")
+        return _message(context, loop, model, head, f"`{count}`")
 
     valid = (
         # `no_sync()` around forward and backward, except at the window's end.
@@ -222,6 +245,38 @@ for i, (x, y) in enumerate(loader):
         ),
     )
 
+
+def _message(context: FileContext, loop: TrainingLoop, model: str, head: str, count: str,
+             last: Optional[str] = None) -> str:
+    """What the all-reduce on every micro-batch costs (`head` says where the forward and the step run). `last`:
+    for a window that is a loop of its own, how to leave its last micro-batch out of `no_sync()`."""
+    around_backward = [item for backward in loop.loop_backwards for item in backward.contexts
+                       if _context_kind(item, loop, backward, context.names) == "sync"]
+    if around_backward:
+        advice = "Put the forward inside it too." if last is None else (
+            f"Put the forward inside it too, on every micro-batch but the last ({last}): the last one's "
+            f"backward then all-reduces the window's sum once.")
+        return (f"{head}: `with {context.code(around_backward[0])}:` wraps only the backward, but DDP decides in "
+                f"the forward whether the backward all-reduces, so every micro-batch still all-reduces the "
+                f"gradients: {count}× the communication the window needs. {advice}")
+    which = "the micro-batches that do not step" if last is None else f"every micro-batch but the last ({last})"
+    return (f"{head}: without `{model}.no_sync()` around the forward and backward of {which}, every backward "
+            f"all-reduces the gradients across processes: {count}× the communication the window needs, for the "
+            f"same result.")
+
+
+def _last_one(context: FileContext, loop: TrainingLoop, model: str, window) -> str:
+    """How an inner loop leaves its last micro-batch out of `no_sync()`: `with model.no_sync() if micro < n - 1
+    else nullcontext():` for a loop that counts `range(n)` (naming a counter where it has none)."""
+    if window.count.kind != "counted":
+        return f"the last {'slice' if window.count.kind == 'slices' else 'chunk'}'s forward and backward outside it"
+    target, iterable = loop.node.target, loop.node.iter
+    count = context.code(window.count.count)
+    first = positional(iterable, 0) if len(iterable.args) == 2 else None
+    last = f"{count} - 1" if first is None or int_value(first) == 0 else count
+    if isinstance(target, cst.Name) and target.value != "_":
+        return f"`with {model}.no_sync() if {target.value} < {last} else nullcontext():`"
+    return f"`for micro in {context.code(iterable)}:` and `with {model}.no_sync() if micro < {last} else nullcontext():`"
 
 def _window(loop: TrainingLoop) -> Optional[tuple]:
     """The first optimizer step of the loop that waits for an accumulation window, with its condition."""

@@ -9,7 +9,14 @@ Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
 file that does one of these. A reset before the loop only runs once, so it
 does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
-`optimizerG = Adam(netG.parameters())`.
+`optimizerG = Adam(netG.parameters())`. A class of this file is an
+optimizer when it derives from `torch.optim.Optimizer`, and none when no
+method of it touches a gradient (a weight average's `ema_optimizer.step()`).
+
+The window may be a loop of its own (`for _ in range(grad_accum):` with a
+backward per micro-batch, or over the slices or chunks of a batch), its
+`optimizer.step()` after it: flagged when a loop of the same function runs
+it again and again and resets nothing there.
 
 The loop may be spread over functions of the same file: a `train_step(model,
 batch, optimizer)` that backpropagates and steps, called by the loop (the
@@ -118,6 +125,32 @@ class MissingZeroGrad(Rule):
                         (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),),
                     )
                 yield Finding(step.node, message, fix)
+            yield from self._inner(context, loop)
+
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """A loop that is an accumulation window by itself, run again by a loop of its function that never
+        resets the gradients its step applies."""
+        window = loop.inner_window
+        if window is None or _lightning_automatic(context, loop):
+            return
+        around = loop.repeated_without_reset(window)
+        if around is None:
+            return
+        step, optimizer = window.step, window.optimizer
+        header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+        outer = f"for {context.code(around.target)} in {context.quote(around.iter)}" if isinstance(around, cst.For) \
+            else f"while {context.quote(around.test)}"
+        message = (
+            f"`{context.site_code(step)}` after the micro-batch loop `{header}` runs on every iteration of "
+            f"`{outer}`, but nothing there resets the gradients (`{optimizer}.zero_grad()`): each window's "
+            f"`backward()` calls add to the gradients of all earlier windows, so each update applies the running "
+            f"sum since the loop began."
+        )
+        fix = None
+        if window.step_alone:
+            fix = Fix(UNSAFE, f"Reset gradients with `{optimizer}.zero_grad()` after the step",
+                      (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),))
+        yield Finding(step.node, message, fix)
 
     valid = (
         """
@@ -319,11 +352,16 @@ def _fresh_tensors(scope: roles.ModuleScope, params: cst.BaseExpression, at: int
             return roles.builds_new_module(func.value, at, scope)  # `probe.parameters()`
         if (dotted_name(func) or "") in ("list", "tuple", "itertools.chain", "chain") and params.args:
             return all(_fresh_tensors(scope, arg.value, at, depth + 1) for arg in params.args)
+        if isinstance(func, cst.Attribute) and func.attr.value == "values" and not params.args:
+            return _fresh_tensors(scope, func.value, at, depth + 1)  # `trainable.values()`
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
             return _fresh_tensors(scope, func.value, at, depth + 1)
         return (scope.names.qualify(func) or "").startswith("torch.") and not _holds_parameters(params)
     if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):  # `[z] + noise`
         return _fresh_tensors(scope, params.left, at, depth + 1) and _fresh_tensors(scope, params.right, at, depth + 1)
+    if isinstance(params, _COMPREHENSIONS):  # `{n: p for n, p in probe.named_parameters() if p.requires_grad}`
+        source = _drawn_from(params)
+        return source is not None and _fresh_tensors(scope, source, at, depth + 1)
     if isinstance(params, cst.Dict):
         groups = [e.value for e in params.elements
                   if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
@@ -339,12 +377,33 @@ def _fresh_tensors(scope: roles.ModuleScope, params: cst.BaseExpression, at: int
         value = definition.value
         if definition.kind != "assign" or definition.unpacked or value is None:
             return False
-        if _holds_parameters(value) or isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation)):
+        if _holds_parameters(value) or isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation,
+                                                          *_COMPREHENSIONS)):
             if not _fresh_tensors(scope, value, definition.node, depth + 1):
                 return False
         elif not isinstance(value, cst.Call):
             return False  # `model.fc.weight`: a parameter, not a tensor made here
     return True
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _drawn_from(comprehension) -> Optional[cst.BaseExpression]:
+    """What a comprehension's every element is taken from, as it is: `probe.parameters()` of `[p for p in
+    probe.parameters() if p.requires_grad]` or of `{n: p for n, p in probe.named_parameters()}` (the dict's
+    values). None for an element computed from it (`p * 2`) or drawn over several `for` clauses."""
+    clause = comprehension.for_in
+    if clause.inner_for_in is not None:
+        return None
+    element = comprehension.value if isinstance(comprehension, cst.DictComp) else comprehension.elt
+    if not isinstance(element, cst.Name):
+        return None
+    target = clause.target
+    bound = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+    if not any(isinstance(name, cst.Name) and name.value == element.value for name in bound):
+        return None
+    return clause.iter
 
 
 def _holds_parameters(value: cst.BaseExpression) -> bool:

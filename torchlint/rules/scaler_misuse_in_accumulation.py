@@ -8,7 +8,10 @@ Flags, in a gradient-accumulation loop (the optimizer's step guarded by
 a gradient clip (`torch.nn.utils.clip_grad_norm_`, `clip_grad_value_`,
 `accelerator.clip_grad_norm_`, a gradient-clipper object of the file) or a
 `scaler.update()` that runs on every micro-batch while the step runs once
-per window. Also flags, in any training loop whose backward goes through a
+per window, also when the window is a loop of its own (`for _ in
+range(grad_accum):` over micro-batches, or the slices or chunks of a batch,
+with one `scaler.step(optimizer)` after the loop) and the statement runs in
+that loop. Also flags, in any training loop whose backward goes through a
 `GradScaler` (`scaler.scale(loss).backward()`), a
 `torch.nn.utils.clip_grad_norm_`/`clip_grad_value_` before `scaler.step`
 with no `scaler.unscale_(optimizer)` before it.
@@ -97,7 +100,8 @@ from torchlint.names import dotted_name, iter_names, keyword, last_component, po
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, Site, StepSite, TrainingLoop, roles
 from torchlint.training.timeline import listing
-from torchlint.training.windows import checks_in
+from torchlint.training.windows import InnerWindow, checks_in
+from torchlint.walk import calls_in
 
 # Clips that read `.grad` as it is: after `scaler.scale(loss).backward()` they need `scaler.unscale_` first.
 _TORCH_CLIPS = frozenset({
@@ -142,6 +146,7 @@ class ScalerMisuseInAccumulation(Rule):
                         continue
                     reported.add(id(work.site.node))
                     yield self._every_micro_batch(context, loop, work, works, step, check)
+            yield from self._inner(context, loop, works, reported)
             finding = self._still_scaled(context, loop, works, reported)
             if finding is not None:
                 yield finding
@@ -153,24 +158,29 @@ class ScalerMisuseInAccumulation(Rule):
         head = f"`{what}` runs on every micro-batch but `{step_code}` only when {condition}"
         updates_every = any(other.kind == "update" and other.receiver == work.receiver
                             and _every_micro_batch(loop, other, step, check) for other in works)
-        if work.kind == "unscale" and updates_every:
-            message = (f"{head}: with `{work.receiver}.update()` on every micro-batch too, the window's gradients "
-                       f"already in `.grad` are divided by the scale again after each micro-batch, so the step "
-                       f"applies the early micro-batches' gradients shrunk by the scale.")
-        elif work.kind == "unscale":
-            message = (f"{head}: its second call in a window raises \"unscale_() has already been called on this "
-                       f"optimizer since the last update()\".")
-        elif work.kind == "update":
-            message = (f"{head}: on the first micro-batch that does not step, it fails with \"No inf checks were "
-                       f"recorded prior to update.\"")
-        else:
-            message = (f"{head}: it clips partial sums of the window, so whenever one exceeds the threshold the "
-                       f"micro-batches before it are scaled down, and the step does not apply the clipped gradient "
-                       f"of the whole window.")
-            if work.raw_clip and _still_scaled_at(context, loop, works, work.site):
-                message += " The gradients it clips are also still multiplied by the loss scale."
-        return Finding(work.site.node, message, _move(context, loop, work, works, step, check),
-                       timeline=_timeline(loop, work, step, check))
+        return Finding(work.site.node, _message(context, loop, work, works, head, updates_every),
+                       _move(context, loop, work, works, step, check), timeline=_timeline(loop, work, step, check))
+
+    def _inner(self, context: FileContext, loop: TrainingLoop, works: List[_Work],
+               reported: Set[int]) -> Iterator[Finding]:
+        """Unscales, clips and scaler updates on every iteration of a loop that is an accumulation window by
+        itself, the step after the loop (`TrainingLoop.inner_window`)."""
+        window = loop.inner_window
+        if window is None:
+            return
+        every = [work for work in works if not work.site.guards and not loop.in_accumulate_context(work.site)
+                 and _concerns_window(loop, work, window)]
+        step_code = context.code(window.step.node)
+        header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+        for work in every:
+            if id(work.site.node) in reported:
+                continue
+            reported.add(id(work.site.node))
+            head = (f"`{context.code(work.site.node)}` runs on every micro-batch of `{header}`, but `{step_code}` "
+                    f"only once, after the loop")
+            updates_every = any(other.kind == "update" and other.receiver == work.receiver for other in every)
+            yield Finding(work.site.node, _message(context, loop, work, works, head, updates_every),
+                          _move_out(context, loop, work, window))
 
     def _still_scaled(self, context: FileContext, loop: TrainingLoop, works: List[_Work],
                       reported: Set[int]) -> Optional[Finding]:
@@ -384,6 +394,70 @@ for i, (x, y) in enumerate(loader):
 """,
         ),
     )
+
+
+def _message(context: FileContext, loop: TrainingLoop, work: _Work, works: List[_Work], head: str,
+             updates_every: bool) -> str:
+    """What happens when `work` runs on every micro-batch (`head` says where and how often the step runs)."""
+    if work.kind == "unscale" and updates_every:
+        message = (f"{head}: with `{work.receiver}.update()` on every micro-batch too, the window's gradients "
+                   f"already in `.grad` are divided by the scale again after each micro-batch, so the step "
+                   f"applies the early micro-batches' gradients shrunk by the scale.")
+    elif work.kind == "unscale":
+        message = (f"{head}: its second call in a window raises \"unscale_() has already been called on this "
+                   f"optimizer since the last update()\".")
+    elif work.kind == "update":
+        message = (f"{head}: on the first micro-batch that does not step, it fails with \"No inf checks were "
+                   f"recorded prior to update.\"")
+    else:
+        message = (f"{head}: it clips partial sums of the window, so whenever one exceeds the threshold the "
+                   f"micro-batches before it are scaled down, and the step does not apply the clipped gradient "
+                   f"of the whole window.")
+        if work.raw_clip and _still_scaled_at(context, loop, works, work.site):
+            message += " The gradients it clips are also still multiplied by the loss scale."
+    return message
+
+
+def _concerns_window(loop: TrainingLoop, work: _Work, window: InnerWindow) -> bool:
+    """`work` acts on the gradients the step after an inner loop applies."""
+    if work.kind == "update":
+        return any(step.via_scaler and dotted_name(step.node.func.value) == work.receiver for step in window.steps)
+    if work.kind == "unscale":
+        optimizer = dotted_name(work.argument) if work.argument is not None else None
+        return optimizer is None or optimizer == window.optimizer or window.optimizer in loop.names.aliases_of(optimizer)
+    return True  # a clip: the window's optimizer is the only one that steps
+
+
+def _move_out(context: FileContext, loop: TrainingLoop, work: _Work, window: InnerWindow) -> Optional[Fix]:
+    """Move `work` out of the inner loop, next to the step after it: an update right after the step, a clip right
+    before it, an unscale before the first clip after the loop (else before the step). None when the step is
+    not a line of the loop's own block, or the statement sits under a `with` of its own, or reads a name the
+    loop assigns (after the loop that name holds its last micro-batch's value)."""
+    site = work.site
+    if not window.step_alone or site.via is not None or site.guards or site.contexts:
+        return None
+    if not isinstance(site.statement, cst.SimpleStatementLine) or len(site.statement.body) != 1:
+        return None
+    statement = site.statement.body[0]
+    read = getattr(statement, "value", None)
+    if read is None or any(loop.assigned_in_loop(name) for name in set(iter_names(read))):
+        return None
+    applicability = SAFE if isinstance(statement, cst.Expr) else UNSAFE
+    what, step = context.code(statement), window.step
+    if work.kind == "update":
+        fix = context.move_after(site, step, f"Move `{what}` after `{context.site_code(step)}`")
+        return fix if applicability == SAFE else None
+    anchor: Site = step
+    if work.kind == "unscale":
+        lines = [line for line in window.between if isinstance(line, cst.SimpleStatementLine)]
+        if any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "unscale_"
+               for line in lines for call in calls_in(line)):
+            return None  # the window already unscales after the loop
+        clips = [(line, call) for line in lines for call in calls_in(line)
+                 if _CLIP_CALL.match(last_component(dotted_name(call.func) or ""))]
+        if clips:
+            anchor = Site(0, clips[0][1], clips[0][0], (), (), 0)
+    return context.move_before(site, anchor, f"Move `{what}` before `{context.site_code(anchor)}`", applicability)
 
 
 def _works(context: FileContext, loop: TrainingLoop) -> List[_Work]:

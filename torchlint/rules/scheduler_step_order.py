@@ -65,7 +65,12 @@ belongs just after it, and a schedule whose horizon counts updates (divided
 by the accumulation count) belongs in the step's window. The fix moves
 `scheduler.step()` to just after `optimizer.step()`, inside its block. Unsafe
 where the horizon is not known: had it counted micro-batches, the moved
-scheduler would run `N`× too slow.
+scheduler would run `N`× too slow. Unsafe too where something after the
+optimizer's step in the iteration reads the learning rate
+(`optimizer.param_groups[0]["lr"]`, `scheduler.get_last_lr()`, a helper of
+the file that does, the scheduler or the optimizer handed to other code): it
+would read the next update's rate instead of the one the step used, and an
+LR sweep would pair every loss with the wrong rate.
 """
 
 from __future__ import annotations
@@ -120,7 +125,9 @@ class SchedulerStepOrder(Rule):
                 # micro-batches, the moved scheduler would run `N`× too slow.
                 # Moving a scheduler that runs on every micro-batch into the step's window slows it `N`×: right
                 # only where its horizon counts updates.
-                sure = problem == "every-microbatch" or not per_micro_batch
+                # What the rest of the iteration reads as the learning rate would be the next update's.
+                sure = (problem == "every-microbatch" or not per_micro_batch) \
+                    and not loop.learning_rate_read_after(step, scheduler.receiver)
                 fix = context.move_after(scheduler, step, f"Move `{sched_code}` after `{step_code}`",
                                          SAFE if sure else UNSAFE)
                 timeline = _timeline(loop, step, check) if problem == "every-microbatch" else None

@@ -49,7 +49,9 @@ condition that already mentions the loop's length (`or i + 1 == len(loader)`,
 also through a name: `last_batch = batch_idx == len(loader) - 1`),
 iterables whose length is known and lines up with `N` (`range(64)` with
 `N = 8`, `range(N * updates)`, a `DataLoader(TensorDataset(torch.randn(64,
-...)), batch_size=8)` with constants for size, batch size and `drop_last`),
+...)), batch_size=8)` with constants for size, batch size and `drop_last`;
+also a count that pytest runs the test with, each value listed in
+`@pytest.mark.parametrize("accum", [1, 10])` and each dividing the length),
 endless iterables (`enumerate(itertools.cycle(loader))`), loops that leave
 out a last partial window (`if i // N >= windows_per_epoch: continue`), and
 gradients normalised by hand before the step by a running count (token-count
@@ -471,12 +473,10 @@ def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExp
                 and (stop.left.deep_equals(count) or stop.right.deep_equals(count)):
             return True
     length = known_length(iterable, names, known)
-    windows = int_value(count)
-    if windows is None and isinstance(count, cst.Name):
-        windows = int_value(known(count.value))
-    if length is None or windows is None or windows <= 0:
+    windows = loop.count_values(count)  # every value: `@pytest.mark.parametrize("accum", [1, 10])` gives two
+    if length is None or not windows or min(windows) <= 0:
         return False
-    return length == 0 or (first + length - 1) % windows == 0
+    return length == 0 or all((first + length - 1) % window == 0 for window in windows)
 
 
 def _whole_windows_only(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> bool:

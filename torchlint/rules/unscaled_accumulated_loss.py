@@ -28,11 +28,20 @@ it is passed and steps under `if update_grad:` (the scaler built in
 `main.py` and handed to the loop's function). The finding is then at that
 call, names the file and line of the other half, and its fix divides the
 loss the call passes (`loss_scaler(loss / accum_iter, ...)`).
-Also flagged: micro-batches cut from the batch inside the loop (`for s in
+Also flagged: a window written as a loop of its own, a backward on each of
+its micro-batches and one `optimizer.step()` after the loop (before any
+other backward or reset), with a mean loss not divided by how many there
+are: `for _ in range(grad_accum):` whose body reads its counter only to
+compare it (`micro == grad_accum - 1`) or to cut a slice (`x[m * b:(m + 1)
+* b]`), each iteration drawing its micro-batch (`next(it)`, a replay
+buffer's `sample()`); and micro-batches cut from the batch (`for s in
 range(0, len(x), m)` over `x[s:s + m]`, `zip(x.chunk(k), y.chunk(k))`,
-`x.split(m)`), a backward per slice and one `optimizer.step()` after the
-loop, with a mean loss per slice not divided by the number of slices
-(reported without a fix).
+`x.split(m)`), reported without a fix since the last slice may be shorter.
+A loop whose iterations differ otherwise (`for head in heads`, `for t in
+range(n_tasks): heads[t](...)`) computes the parts of one objective, not
+micro-batches: not flagged, nor a loop that steps inside, leaves early
+(`break`), whose count is 1, or whose gradients are rescaled between the
+loop and the step.
 
 ## Why is this bad?
 
@@ -89,25 +98,23 @@ the count itself (`if n > 1: loss = loss / n`).
 
 ## Fix safety
 
-Safe: the accumulation count is right there in the step's condition. The fix
-inserts `loss = loss / N` before the backward (or divides the expression
-passed to it), with `N` spelled as in the condition.
+Safe: the accumulation count is right there in the step's condition (or in
+the inner loop's `range(N)`). The fix inserts `loss = loss / N` before the
+backward (or divides the expression passed to it), with `N` spelled as in
+the condition.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR, SAFE, Fix
 from torchlint.rules import Example, Finding, Rule
-from torchlint.names import dotted_name, int_value
 from torchlint.training import AccumulationCheck, BackwardSite, LossOrigin, StepSite, TrainingLoop
-from torchlint.training.roles import is_optimizer
-from torchlint.walk import calls_in, preorder
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
 
@@ -148,34 +155,53 @@ class UnscaledAccumulatedLoss(Rule):
                     else:
                         finding = self._finding(context, loop, backward, step, check, origin, others)
                         yield replace(finding, timeline=_timeline(loop, step, check))
-            yield from self._sliced(context, loop)
+            yield from self._inner(context, loop)
 
-    def _sliced(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
-        """Micro-batches cut from the batch inside the loop (`for s in range(0, len(x), m)`, `x.chunk(k)`),
-        a backward per slice and one optimizer step after the loop: a mean loss per slice must be
-        divided by the number of slices."""
-        slices = _slices_of(context, loop)
-        if slices is None or loop.optimizer_steps or any(r.kind != "helper-maybe" for r in loop.resets):
-            return
-        step = _step_after(context, loop)
-        if step is None:
-            return
-        batch, count = slices
-        for backward in loop.own_backwards:
-            if backward.loss is None or _framework_scales(context, loop, backward):
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """A loop that is a window by itself (`TrainingLoop.inner_window`): `for _ in range(grad_accum)` over
+        micro-batches, or the slices or chunks of one batch, a backward on each and one optimizer step after
+        the loop. A mean loss must be divided by the number of micro-batches."""
+        window = loop.inner_window
+        if window is None or window.rescaled:
+            return  # the gradients are rescaled between the loop and the step
+        if any(not reset.guards for reset in loop.window_resets(window)):
+            return  # reset on every micro-batch: only the last one is stepped on (TL007's)
+        reported: Set[int] = set()
+        for backward in loop.loop_backwards:
+            if backward.loss is None or id(backward) in reported or _framework_scales(context, loop, backward):
                 continue
+            if backward.via is None and backward.loss_name is not None \
+                    and loop.accumulator(backward.loss_name) is not None:
+                continue  # a running sum backpropagated again on every iteration: TL001's
             origin = loop.origin(backward.loss, backward, context.names)
             if origin.divided or not origin.is_mean or origin.weighted:
                 continue
+            others = loop.alternatives(backward)
+            reported.update(id(site) for site in (backward, *others))
             loss = context.code(backward.loss)
             source = f" (`{origin.sources[0]}`)" if origin.sources else ""
+            step = context.code(window.step.node)
+            count = window.count.describe(context.code)
+            if not window.count.exact:
+                batch = context.code(window.count.batch)
+                part = "slice" if window.count.kind == "slices" else "chunk"
+                message = (
+                    f"`{loss}` is a mean over each {part} of `{batch}`{source} but is not divided by the number of "
+                    f"{part}s ({count}) before `backward()`: the {part}s' gradients are summed and "
+                    f"`{step}` after the loop applies that many times the batch's mean gradient. "
+                    f"Divide `{loss}` by the number of {part}s (or by the batch size, with `reduction='sum'`)."
+                )
+                yield Finding(backward.node, message)
+                continue
+            also = "".join(f" (nor before `{context.code(other.node)}` at line {context.site_line(other)})"
+                           for other in others)
             message = (
-                f"`{loss}` is a mean over each slice of `{batch}`{source} but is not divided by the number of "
-                f"slices ({count}) before `backward()`: the slices' gradients are summed and "
-                f"`{context.code(step)}` after the loop applies that many times the batch's mean gradient. "
-                f"Divide `{loss}` by the number of slices (or by the batch size, with `reduction='sum'`)."
+                f"`{loss}` is a mean over each micro-batch{source} but is not divided by {count} before "
+                f"`backward()`{also}: the loop runs {window.count.describe(context.code, known=True)} micro-batches per step and their gradients add up, "
+                f"so `{step}` after it applies {count}× the large-batch gradient."
             )
-            yield Finding(backward.node, message)
+            yield Finding(backward.node, message,
+                          _division(context, loop, backward, window.count.count, others, inner=True))
 
     @staticmethod
     def _divided_every_microbatch(context, backward, check, division, origin) -> Finding:
@@ -214,26 +240,7 @@ class UnscaledAccumulatedLoss(Rule):
             f"`backward()`{also}: the gradients of `{count}` micro-batches are summed, so each "
             f"`{step.receiver}.step()` applies `{count}`× the large-batch gradient."
         )
-        divisor = count if isinstance(check.count, _ATOMS) else f"({count})"
-        # `loss = loss / N` would also change what the loop reads of `loss` after the backward (the logged
-        # loss): divide the backward's argument alone there.
-        read_later = backward.via is None and loop.read_later(loss, backward)
-        if others:
-            # Divided once, before the `if` whose branches hold the backwards.
-            split = loop.split_between(backward, others[0]) if len(others) == 1 else None
-            if split is None or not isinstance(backward.loss, cst.Name) or read_later:
-                return Finding(backward.node, message)
-            edit = context.insert_line_before(split, f"{loss} = {loss} / {divisor}")
-        elif isinstance(backward.loss, cst.Name) and backward.on_own_line and not read_later:
-            edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
-        else:
-            scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"
-            # A method's receiver needs parentheses; a call's argument (also the one a call of the loop passes to
-            # a function of another file that backpropagates it) does not.
-            divided = f"{scaled} / {divisor}"
-            receiver = backward.kind == "tensor" and not backward.elsewhere
-            edit = context.replace(backward.loss, f"({divided})" if receiver else divided)
-        return Finding(backward.node, message, Fix(SAFE, f"Divide `{loss}` by `{count}` before `backward()`", (edit,)))
+        return Finding(backward.node, message, _division(context, loop, backward, check.count, others))
 
     valid = (
         # Multiplied by a precomputed reciprocal.
@@ -435,6 +442,37 @@ while True:
     )
 
 
+def _division(context: FileContext, loop: TrainingLoop, backward: BackwardSite, count_node: cst.BaseExpression,
+              others: Tuple[BackwardSite, ...] = (), inner: bool = False) -> Optional[Fix]:
+    """Divide the loss by the accumulation count before `backward()`: `loss = loss / N` on a line of its own,
+    before the `if` whose branches hold the backwards of the same loss, or the backward's argument divided."""
+    if backward.via is not None and not backward.elsewhere:
+        return None  # in a function the loop calls: the count is the caller's, and other callers would change
+    # (one of another file backpropagates the loss the loop's call passes: the call's argument is divided)
+    loss, count = context.code(backward.loss), context.code(count_node)
+    divisor = count if isinstance(count_node, _ATOMS) else f"({count})"
+    # `loss = loss / N` would also change what the loop reads of `loss` after the backward (the logged
+    # loss): divide the backward's argument alone there.
+    # An inner window's loss may also be read after the window (`print(loss.item())` before the step).
+    read_later = backward.via is None and (loop.read_later(loss, backward) or inner and loop.read_after_loop(loss))
+    if others:
+        # Divided once, before the `if` whose branches hold the backwards.
+        split = loop.split_between(backward, others[0]) if len(others) == 1 else None
+        if split is None or not isinstance(backward.loss, cst.Name) or read_later:
+            return None
+        edit = context.insert_line_before(split, f"{loss} = {loss} / {divisor}")
+    elif isinstance(backward.loss, cst.Name) and backward.on_own_line and not read_later:
+        edit = context.insert_line_before(backward.statement, f"{loss} = {loss} / {divisor}")
+    else:
+        scaled = loss if isinstance(backward.loss, _ATOMS) else f"({loss})"
+        # A method's receiver needs parentheses; a call's argument (also the one a call of the loop passes to
+        # a function of another file that backpropagates it) does not.
+        divided = f"{scaled} / {divisor}"
+        receiver = backward.kind == "tensor" and not backward.elsewhere
+        edit = context.replace(backward.loss, f"({divided})" if receiver else divided)
+    return Fix(SAFE, f"Divide `{loss}` by `{count}` before `backward()`", (edit,))
+
+
 def _micro_batch_losses(
     context: FileContext, loop: TrainingLoop, step: StepSite, check: AccumulationCheck
 ) -> List[Tuple[BackwardSite, LossOrigin]]:
@@ -489,66 +527,3 @@ def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> O
     return run.lines(f"each loss divided by {run.count}, so each step applies its window's mean gradient "
                      f"(undivided: {sums} a micro-batch's)")
 
-
-def _slices_of(context: FileContext, loop: TrainingLoop) -> Optional[Tuple[str, str]]:
-    """(`inputs`, how many slices) when the loop walks slices of one batch: `for start in range(0,
-    len(inputs), m)` reading `inputs[start:...]`, or `x.chunk(k)`/`x.split(m)`/`torch.chunk(x, k)`
-    (also zipped)."""
-    node = loop.node
-    if not isinstance(node, cst.For):
-        return None
-    iterable = node.iter
-    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" and len(iterable.args) == 3:
-        first, stop, size = (arg.value for arg in iterable.args)
-        target = dotted_name(node.target)
-        if int_value(first) != 0 or target is None or not isinstance(stop, cst.Call) \
-                or dotted_name(stop.func) != "len" or len(stop.args) != 1:
-            return None
-        batch = context.code(stop.args[0].value)
-        sliced = any(isinstance(part, cst.Subscript) and context.code(part.value) == batch
-                     and any(isinstance(element.slice, cst.Slice) and _mentions(element.slice, target)
-                             for element in part.slice)
-                     for part in preorder(node.body))
-        return (batch, f"`ceil(len({batch}) / {context.code(size)})`") if sliced else None
-    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "zip":
-        if not iterable.args:
-            return None
-        iterable = iterable.args[0].value  # `zip(x.chunk(k), y.chunk(k))`: the first names the batch
-    if not isinstance(iterable, cst.Call):
-        return None
-    qualified = context.names.callee(iterable) or ""
-    arguments = [arg.value for arg in iterable.args]
-    if qualified in ("torch.chunk", "torch.split"):  # `torch.chunk(x, k)`
-        method, tensor, amount = qualified[len("torch."):], arguments[0] if arguments else None, arguments[1:2]
-    elif isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("chunk", "split") \
-            and not qualified.startswith("torch."):  # `x.chunk(k)`
-        method, tensor, amount = iterable.func.attr.value, iterable.func.value, arguments[:1]
-    else:
-        return None
-    if tensor is None or not amount or isinstance(amount[0], (cst.List, cst.Tuple)):
-        return None
-    count = f"`{context.code(amount[0])}`" if method == "chunk" else \
-        f"`ceil(len({context.code(tensor)}) / {context.code(amount[0])})`"
-    return context.code(tensor), count
-
-
-def _step_after(context: FileContext, loop: TrainingLoop) -> Optional[cst.Call]:
-    """The optimizer's `step()` among the statements right after the loop, before any other loop."""
-    for statement in loop.statements_after():
-        if not isinstance(statement, cst.SimpleStatementLine):
-            if isinstance(statement, (cst.For, cst.While)):
-                return None
-            continue
-        for call in calls_in(statement):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "step":
-                receiver = dotted_name(func.value)
-                if receiver and is_optimizer(receiver, context.names, (), ()):
-                    return call
-            if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
-                return None
-    return None
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    return any(isinstance(part, cst.Name) and part.value == name for part in preorder(node))

@@ -6,6 +6,10 @@ Flags a gradient reset (`optimizer.zero_grad()`, `model.zero_grad()` on
 the model the optimizer was built from, or a helper of the same file that
 always resets, such as `fast_zero_grad(model)`) that runs after the last
 `backward()` and before `optimizer.step()` on the same path through the loop.
+Also flags a reset after the backward on every iteration of a loop that is
+an accumulation window by itself (`for _ in range(grad_accum):`, or over the
+slices or chunks of a batch), whose `optimizer.step()` runs after the loop:
+the last micro-batch's gradients are wiped too.
 
 ## Why is this bad?
 
@@ -43,7 +47,8 @@ touch.
 
 Safe: a reset placed between a backward and the step that needs its
 gradients has only one sensible meaning. The fix moves the reset to just
-after `step()`, in the step's block.
+after `step()`, in the step's block (for an inner loop, after the `step()`
+that follows it, when that step is a line of the loop's own block).
 """
 
 from __future__ import annotations
@@ -75,6 +80,31 @@ class ZeroGradBeforeStep(Rule):
                     )
                     fix = context.move_after(reset, step, f"Move `{reset_code}` after `{context.site_code(step)}`")
                     yield Finding(reset.node, message, fix)
+            yield from self._inner(context, loop)
+
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """A reset after the backward on every iteration of a loop that is a window by itself: the step after
+        the loop applies none of the window's gradients."""
+        window = loop.inner_window
+        if window is None or not loop.loop_backwards:
+            return
+        for reset in loop.window_resets(window):
+            if reset.guards or loop.in_accumulate_context(reset):
+                continue
+            if not all(loop.dominates(backward, reset) for backward in loop.loop_backwards):
+                continue  # before the backward: the last micro-batch survives (TL007's)
+            backward = _backward_before(loop, reset)
+            reset_code, step_code = reset.quote(context.code), context.code(window.step.node)
+            header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+            message = (
+                f"`{reset_code}` runs after `{context.site_code(backward)}` on every micro-batch of `{header}`, the "
+                f"last one included, and `{step_code}` runs after the loop: the step applies zero gradients, so the "
+                f"model does not learn from the window."
+            )
+            fix = None
+            if window.step_alone and not reset.contexts:
+                fix = context.move_after(reset, window.step, f"Move `{reset_code}` after `{step_code}`")
+            yield Finding(reset.node, message, fix)
 
     valid = (
         """

@@ -4,7 +4,10 @@
 
 Flags a gradient reset that runs on every iteration of a loop whose
 `optimizer.step()` is conditional (gradient accumulation: `if (i + 1) % N
-== 0:` or a micro-batch counter).
+== 0:` or a micro-batch counter). Also flags a reset before the backward on
+every iteration of a loop that is a window by itself: `for _ in
+range(grad_accum):` (or over the slices or chunks of a batch), a backward
+per micro-batch, and one `optimizer.step()` after the loop.
 
 ## Why is this bad?
 
@@ -34,7 +37,8 @@ for i, (x, y) in enumerate(loader):
 ```
 
 Not flagged: a reset inside the same condition as the step (or opening the
-window, `if i % N == 0: optimizer.zero_grad()`), loops inside
+window, `if i % N == 0: optimizer.zero_grad()`, `if micro == 0:` in an
+inner loop), a reset before the inner loop or after its step, loops inside
 `with accelerator.accumulate(model):`, where the prepared optimizer's
 `zero_grad()` and `step()` only act at the window boundary, and steps whose
 condition is not a window: `if torch.isfinite(loss):`, or a one-way threshold
@@ -43,7 +47,9 @@ such as `if seen >= warmup_batches:` (a counter that never starts again).
 ## Fix safety
 
 Safe: the step's condition says where the window ends. The fix moves the
-reset into the step's block, right after `step()`.
+reset into the step's block, right after `step()`; for an inner loop, right
+after the `step()` that follows the loop (when that step is a line of the
+loop's own block, not one of the branches of an `if`).
 """
 
 from __future__ import annotations
@@ -89,6 +95,29 @@ class ZeroGradEveryMicrobatch(Rule):
                     title = f"Move `{reset_code}` into the step's block, after `{context.site_code(step)}`"
                     yield Finding(reset.node, message, context.move_after(reset, step, title),
                                   timeline=_timeline(loop, step, check))
+            yield from self._inner(context, loop)
+
+    def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """A reset before the backward on every iteration of a loop that is a window by itself."""
+        window = loop.inner_window
+        if window is None or not loop.loop_backwards:
+            return
+        for reset in loop.window_resets(window):
+            if reset.guards or loop.in_accumulate_context(reset):
+                continue  # `if micro == 0:` opens the window
+            if not all(loop.dominates(reset, backward) for backward in loop.loop_backwards):
+                continue  # after a backward: the step would apply none of the window's gradients
+            reset_code, step_code = reset.quote(context.code), context.code(window.step.node)
+            header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
+            message = (
+                f"`{reset_code}` runs on every micro-batch of `{header}`, but `{step_code}` only once, after the "
+                f"loop: each step sees only the last micro-batch's gradients, so accumulation over "
+                f"{window.count.describe(context.code, known=True)} micro-batches is silently disabled."
+            )
+            fix = None
+            if window.step_alone and not reset.contexts:
+                fix = context.move_after(reset, window.step, f"Move `{reset_code}` after `{step_code}`")
+            yield Finding(reset.node, message, fix)
 
     valid = (
         """

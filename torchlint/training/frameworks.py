@@ -229,3 +229,49 @@ def _accelerator_count(call: cst.Call, names: ModuleNames) -> Optional[cst.BaseE
     if count is None or int_value(count) == 1:
         return None
     return count
+
+
+# --- pytest: a test function run once per listed value ------------------------------------------
+
+_PARAMETRIZE = frozenset({"pytest.mark.parametrize"})
+
+
+def parametrized_values(function: cst.FunctionDef, parameter: str,
+                        names: ModuleNames) -> Optional[List[cst.BaseExpression]]:
+    """Every value pytest runs `function` with for `parameter`, listed in its decorator:
+    `@pytest.mark.parametrize("accumulation_steps", [1, 10])`, `("dtype, steps", [(a, 1), (b, 4)])`,
+    `pytest.param(4, marks=...)`. None where the decorator does not list them all (a list built
+    elsewhere, `indirect=`), or where no decorator names `parameter`."""
+    for decorator in function.decorators:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call) or names.callee(call) not in _PARAMETRIZE:
+            continue
+        argnames, argvalues = positional(call, 0) or keyword(call, "argnames"), \
+            positional(call, 1) or keyword(call, "argvalues")
+        if isinstance(argnames, cst.SimpleString):
+            listed = [part.strip() for part in str(argnames.evaluated_value).split(",") if part.strip()]
+        elif isinstance(argnames, (cst.List, cst.Tuple)) and all(
+                isinstance(e.value, cst.SimpleString) for e in argnames.elements):
+            listed = [str(e.value.evaluated_value).strip() for e in argnames.elements]
+        else:
+            continue
+        if parameter not in listed:
+            continue
+        if keyword(call, "indirect") is not None or not isinstance(argvalues, (cst.List, cst.Tuple)):
+            return None
+        index, values = listed.index(parameter), []
+        for element in argvalues.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            value = element.value
+            if isinstance(value, cst.Call) and names.callee(value) == "pytest.param":  # `pytest.param(4, marks=...)`
+                given = [arg.value for arg in value.args if arg.keyword is None and not arg.star]
+                value = given[0] if len(listed) == 1 and len(given) == 1 else cst.Tuple([cst.Element(v) for v in given])
+            if len(listed) > 1:
+                if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(listed):
+                    return None
+                value = value.elements[index].value
+            values.append(value)
+        return values
+    return None
+

@@ -26,7 +26,7 @@ import libcst as cst
 from torchlint.flow import ControlFlowGraph, Definition, FunctionFlow, Iteration, scopes
 from torchlint.flow.cfg import block_of
 from torchlint.names import (
-    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, keyword, positional, short_callee, slot_of,
+    NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
 )
 from torchlint.training import frameworks, graph, roles, windows
 from torchlint.training.calls import Functions, Scope
@@ -35,7 +35,7 @@ from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
     Assignment, BackwardSite, CallSite, Guard, ResetSite, ScaleSite, Site, SiteCollector, StepSite, guards_of,
 )
-from torchlint.training.windows import AccumulationCheck, LoopCounter, is_number
+from torchlint.training.windows import AccumulationCheck, InnerWindow, LoopCounter, is_number
 from torchlint.walk import calls_in, preorder
 
 Loop = Union[cst.For, cst.While]
@@ -647,6 +647,24 @@ class TrainingLoop:
             return self.count_value(known, depth + 1) if known is not None else None
         return value
 
+    def count_values(self, node: cst.BaseExpression) -> Optional[FrozenSet[int]]:
+        """Every number a count may stand for: its one value (`count_value`), or, for a parameter of the
+        loop's function that pytest runs with each listed value (`@pytest.mark.parametrize("n", [1, 10])`),
+        those values. None when any is unknown."""
+        value = self.count_value(node)
+        if value is not None:
+            return frozenset({value})
+        if not isinstance(node, cst.Name) or self.function is None or self.names is None:
+            return None
+        definitions = self.flow.entering(self.iteration.region, node.value)
+        if not definitions or any(definition.kind != "parameter" for definition in definitions):
+            return None
+        listed = frameworks.parametrized_values(self.function, node.value, self.names)
+        numbers = [int_value(value) for value in listed or ()]
+        if not numbers or None in numbers:
+            return None
+        return frozenset(numbers)
+
     def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
         return graph.builds_graph(value, names, self.value_before_loop)
 
@@ -830,7 +848,9 @@ class TrainingLoop:
     def resets_affecting(self, step: StepSite) -> List[ResetSite]:
         """Resets that clear the gradients `step` applies (its optimizer's, or its model's)."""
         models = dict(self.optimizer_models).get(step.receiver, frozenset())
-        single_optimizer = len(self.optimizer_names) == 1
+        return self._resets_clearing(step, models, len(self.optimizer_names) == 1)
+
+    def _resets_clearing(self, step: StepSite, models: FrozenSet[str], single_optimizer: bool) -> List[ResetSite]:
         affecting = []
         for reset in self.resets:
             if reset.kind == "helper":
@@ -872,12 +892,137 @@ class TrainingLoop:
             self._in_one_call(a, backward) is not None and a.via.order < backward.via.order < b.via.order
             for backward in self.loop_backwards)
 
+    def learning_rate_read_after(self, step: StepSite, scheduler: str) -> bool:
+        """Something that may run after `step` in the same iteration reads the learning rate (`print(
+        optimizer.param_groups[0]["lr"])`, `scheduler.get_last_lr()`, a helper of this file doing so, the
+        scheduler handed to a call): a scheduler moved to just after the step would change what it reads."""
+        if self.names is None:
+            return True
+        for index in self.iteration.region.body:
+            node = self.flow.graph.nodes[index]
+            if node.expressions and self.reaches(step, index, around=False) and any(
+                    roles.reads_learning_rate(expression, step.receiver, scheduler, self.names)
+                    for expression in node.expressions):
+                return True
+        return False
+
     def in_accumulate_context(self, site: Site) -> bool:
         """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""
         for item in self.outer_contexts + site.contexts:
             if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "accumulate":
                 return True
         return False
+
+    # --- a window written as this loop ------------------------------------------------------
+
+    @property
+    def inner_window(self) -> Optional[InnerWindow]:
+        """This loop as an accumulation window of its own (`windows.InnerWindow`): its header counts the
+        micro-batches (`for _ in range(grad_accum)`, the slices or chunks of a batch), nothing in it steps the
+        optimizer or leaves it early (`break`, `return`), and the statements after it step the optimizer
+        once, with no backward or gradient reset between. None otherwise."""
+        return self._remember(("inner window",), self._inner_window)
+
+    def _inner_window(self) -> Optional[InnerWindow]:
+        node, names = self.node, self.names
+        if not isinstance(node, cst.For) or names is None or self.framework is not None or not self.enclosing:
+            return None
+        count = windows.inner_count(node, names, self.value_before_loop)
+        if count is None or self.optimizer_names or _leaves_early(block_of(node)):
+            return None
+        if count.count is not None:
+            count = dataclasses.replace(count, value=self.count_value(count.count))
+            if count.value == 1 or any(self.assigned_in_loop(name) for name in iter_names(count.count)):
+                return None  # one micro-batch a step; or a count the loop changes as it runs
+        found = self._step_after()
+        if found is None:
+            return None
+        steps, between, alone, rescaled = found
+        if any(step.receiver == steps[0].receiver for step in self.steps):
+            return None  # the optimizer also steps in the loop (through a name this loop does not build)
+        models = roles.optimized_models(steps[0].receiver, names)
+        return InnerWindow(count, steps, models, between, alone, rescaled)
+
+    def read_after_loop(self, name: str) -> bool:
+        """Whether `name` is mentioned in the statements after this loop, in its block and the blocks around it
+        (an inner window's loss printed after the window: `print(loss.item())`)."""
+        for statements, index in self.enclosing:
+            for statement in statements[index + 1:]:
+                if any(read.split(".", 1)[0] == name for read in iter_names(statement)):
+                    return True
+        return False
+
+    def window_resets(self, window: InnerWindow) -> List[ResetSite]:
+        """The resets of this loop's own body that clear the gradients `window`'s step applies."""
+        return [reset for reset in self._resets_clearing(window.step, window.models, True) if reset.depth == 0]
+
+    def repeated_without_reset(self, window: InnerWindow) -> Optional[Loop]:
+        """The loop of this function that runs `window` and its step again and again (the innermost one holding
+        both) when nothing in it may clear the gradients the step applies: no reset of that optimizer, of a
+        model it holds or of any model when those cannot be read, no helper of the file that resets, at any
+        depth; and the optimizer is not built in it. None otherwise, or where no loop of this function repeats
+        the window (its function may be called once per step by another)."""
+        graph = self.flow.graph
+        step = window.step.point[0]
+        around = [region for region in graph.enclosing_loops(self.iteration.region) if step in region.body]
+        if not around:
+            return None
+        region = min(around, key=lambda region: len(region.body))
+        if any(definition.name == window.optimizer for index in region.body
+               for definition in graph.nodes[index].definitions):
+            return None  # a fresh optimizer for each repetition
+        found = SiteCollector(self.names, graph, region, self.flow.iteration(region), self.function,
+                              lambda: self.functions).collect()
+        for reset in found.resets:
+            if reset.kind != "zero_grad" or reset.target == window.optimizer or not window.models:
+                return None
+            if any(roles.same_module(reset.target, model) for model in window.models):
+                return None
+        return region.statement
+
+    def assigned_in_loop(self, name: str) -> bool:
+        """Something in the loop's body gives `name` a value (or an in-place effect changes it)."""
+        return any(definition.name == name for index in self.iteration.region.body
+                   for definition in self.flow.graph.nodes[index].definitions)
+
+    def _step_after(self) -> Optional[Tuple[Tuple[StepSite, ...], Tuple[cst.CSTNode, ...], bool, bool]]:
+        """(steps, statements before them, the step is a line of the loop's block, gradients rescaled) for the
+        optimizer step among the statements after the loop, before any backward, gradient reset, early exit or
+        other loop that trains; a step under an `if` counts when every branch of it steps that optimizer. When
+        the loop's block ends first, the statements after the `if` or `with` that holds it follow (not those
+        after an enclosing loop's body: that is its next iteration)."""
+        scan = _AfterLoop(self)
+        between: List[cst.CSTNode] = []
+        for level in range(len(self.enclosing) - 1, -1, -1):
+            statements, index = self.enclosing[level]
+            for statement in statements[index + 1:]:
+                steps = scan.statement(statement)
+                if scan.blocked:
+                    return None
+                if steps:
+                    alone = len(steps) == 1 and steps[0].statement is statement and level == len(self.enclosing) - 1
+                    return tuple(steps), tuple(between), alone, scan.rescaled
+                between.append(statement)
+            if level == 0:
+                return None
+            parent, position = self.enclosing[level - 1]
+            if not isinstance(parent[position], (cst.If, cst.With)):
+                return None
+        return None
+
+    def step_site_at(self, line: cst.CSTNode, call: cst.Call, receiver: str, via_scaler: bool) -> Optional[StepSite]:
+        """A step site for a call of this loop's function outside the loop (its point in the function's flow)."""
+        for node in self.flow.graph.nodes:
+            if node.line is not line and node.syntax is not line:
+                continue
+            rank = 0
+            for expression in node.expressions:
+                for inner in calls_in(expression):
+                    rank += 1
+                    if inner is call:
+                        return StepSite(1_000_000 + node.index, call, line, (), node.contexts, 0, (node.index, rank),
+                                        receiver=receiver, via_scaler=via_scaler)
+        return None
 
     # --- the loop's surroundings --------------------------------------------------------
 
@@ -1221,6 +1366,124 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
         resumed = start is not None and int_value(loop.value_before_loop(assignment.target)) is None
         counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
     return counters
+
+
+def _leaves_early(statements: Block, nested: bool = False) -> bool:
+    """A `return`, or (outside loops nested in it) a `break`, among `statements`: the loop may end before its
+    header's count."""
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                if isinstance(small, cst.Return) or (isinstance(small, cst.Break) and not nested):
+                    return True
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        else:
+            inner = nested or isinstance(statement, (cst.For, cst.While))
+            for block_owner in _nested_blocks(statement):
+                blocks = [block_owner] if isinstance(block_owner, cst.If) and block_owner is not statement else None
+                if blocks is not None:
+                    if _leaves_early(blocks, inner):
+                        return True
+                elif _leaves_early(block_of(block_owner), inner):
+                    return True
+    return False
+
+
+class _AfterLoop:
+    """Reads the statements after a loop, one at a time, for the optimizer step that ends the window the loop
+    is: `statement` gives the steps it holds (alternatives on the branches of an `if`); `blocked` once one of
+    them backpropagates, resets gradients, leaves (`return`, `break`, `continue`), steps under a condition
+    some branch lacks, or calls a function of the file that trains; `rescaled` once one rescales gradients."""
+
+    def __init__(self, loop: TrainingLoop) -> None:
+        self.loop = loop
+        self.names = loop.names
+        self.blocked = False
+        self.rescaled = False
+        self._reset = roles.zero_grad_receivers(loop.function) if loop.function is not None else set()
+
+    def statement(self, statement: cst.CSTNode) -> List[StepSite]:
+        if self.blocked or isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return []
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return self._line(statement)
+        if isinstance(statement, cst.If):
+            return self._branches(statement)
+        if isinstance(statement, cst.With):
+            return self.block(block_of(statement))
+        if isinstance(statement, (cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)):
+            steps = self.block([part for owner in _nested_blocks(statement) for part in
+                                ([owner] if isinstance(owner, cst.If) and owner is not statement else block_of(owner))])
+            if steps:
+                self.blocked = True  # a step inside a loop or a `try`: how often it runs, unknown
+            return []
+        return []
+
+    def block(self, statements: Block) -> List[StepSite]:
+        for statement in statements:
+            steps = self.statement(statement)
+            if steps or self.blocked:
+                return steps
+        return []
+
+    def _branches(self, statement: cst.If) -> List[StepSite]:
+        """The steps of an `if`'s branches (an `elif` is a branch of its own; a missing `else` one that does
+        nothing): one on every branch, of the same optimizer, or none at all."""
+        branches: List[Block] = []
+        branch: Optional[cst.CSTNode] = statement
+        while isinstance(branch, cst.If):
+            branches.append(block_of(branch))
+            branch = branch.orelse
+        branches.append(block_of(branch) if isinstance(branch, cst.Else) else ())
+        found: List[StepSite] = []
+        stepping = 0
+        for body in branches:
+            steps = self.block(body)
+            if self.blocked:
+                return []
+            stepping += bool(steps)
+            found += steps
+        if found and (stepping != len(branches) or len({step.receiver for step in found}) != 1):
+            self.blocked = True  # a step only some paths take
+            return []
+        return found
+
+    def _line(self, line: cst.CSTNode) -> List[StepSite]:
+        for small in line.body:
+            if isinstance(small, (cst.Return, cst.Break, cst.Continue)):
+                self.blocked = True
+                return []
+        work = roles.GradWork(line, self.names)
+        for call in calls_in(line):
+            if roles.classify_backward(call, self.names) is not None:
+                self.blocked = True
+                return []
+            func = call.func
+            receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+            if receiver is not None and func.attr.value == "step":
+                optimizer = dotted_name(positional(call, 0)) if roles.is_scaler(receiver, self.names) else None
+                via_scaler = optimizer is not None
+                stepped = optimizer or receiver
+                if stepped and roles.is_optimizer(stepped, self.names, {optimizer} - {None}, self._reset):
+                    site = self.loop.step_site_at(line, call, stepped, via_scaler)
+                    if work.resets or site is None:
+                        self.blocked = True
+                        return []
+                    return [site]
+                continue
+            for helper in roles.helpers(dotted_name(func), self.names, self.loop.function):
+                done = roles.GradWork(helper.body, self.names)
+                if done.resets or (self.loop.functions is not None and self.loop.functions.has_work(
+                        call, self.loop.function)):
+                    self.blocked = True
+                    return []
+                self.rescaled = self.rescaled or done.scales
+        if work.resets:
+            self.blocked = True
+            return []
+        self.rescaled = self.rescaled or work.scales
+        return []
 
 
 def _calls_backward_directly(loop: Loop, names: ModuleNames, calls: List[cst.Call]) -> bool:

@@ -15,7 +15,8 @@ import libcst as cst
 
 from torchlint.flow.cfg import block_of
 from torchlint.training.graph import value_names
-from torchlint.names import GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional, slot_of
+from torchlint.names import (GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional,
+                             short_callee, slot_of)
 from torchlint.training import frameworks
 from torchlint.walk import calls_in, preorder
 
@@ -138,6 +139,12 @@ def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset
         return False
     if any(names.is_optimizer_class(c) for c in constructors) or any(c.endswith("Optimizer") for c in constructors):
         return True
+    own = [_own_class_optimizes(value, names) if isinstance(value, cst.Call) else None
+           for value in names.values_of(receiver)]
+    if True in own:
+        return True
+    if own and all(answer is False for answer in own):
+        return False  # `ema = WeightEMA(model, ema_model)`: its `step()` averages weights, it reads no gradient
     for value in names.values_of(receiver):
         if isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith(".optimizers"):
             return True
@@ -147,6 +154,103 @@ def is_optimizer(receiver: str, names: ModuleNames, scaled: Iterable[str], reset
     if "sched" in short:
         return False
     return "optim" in short or short in ("opt", "optim") or short.startswith("opt_") or short.endswith("_opt")
+
+
+# Methods whose call on anything hands the gradients over: another optimizer's `step()`, a reset, a backward.
+_GRADIENT_METHODS = frozenset({"step", "zero_grad", "backward", "grad"})
+
+
+def _own_class_optimizes(call: cst.Call, names: ModuleNames) -> Optional[bool]:
+    """Whether a call of a class of this file builds an optimizer. Yes: the class derives from a torch
+    optimizer (`class LARS(torch.optim.Optimizer)`). No: neither it nor its bases of this file derive from
+    anything else, and no method of it touches a gradient — reads `.grad`, calls a `step()`, `zero_grad()`,
+    `backward()` or `grad()`, or a function that may (one of this file that does, one imported from elsewhere
+    than torch): an EMA of the weights. Unknown otherwise (not a class of this file, an unknown base)."""
+    found = names.classes.get(dotted_name(call.func) or "", [])
+    return _class_optimizes(found[0], names, 0) if len(found) == 1 else None
+
+
+def _class_optimizes(class_def: cst.ClassDef, names: ModuleNames, depth: int) -> Optional[bool]:
+    answer: Optional[bool] = False
+    for base in class_def.bases:
+        dotted = dotted_name(base.value)
+        qualified = names.qualify(base.value) or ""
+        local = names.classes.get(dotted or "", [])
+        if names.is_optimizer_class(qualified) or qualified.endswith("Optimizer"):
+            return True
+        if dotted == "object" and not local:
+            continue
+        if len(local) == 1 and local[0] is not class_def and depth < 3:
+            inherited = _class_optimizes(local[0], names, depth + 1)
+            if inherited:
+                return True
+            if inherited is None:
+                answer = None
+            continue
+        answer = None
+    if answer is False and _touches_gradients(class_def.body, names, 0):
+        answer = None
+    return answer
+
+
+def _touches_gradients(node: cst.CSTNode, names: ModuleNames, depth: int) -> bool:
+    for part in preorder(node):
+        if isinstance(part, cst.Attribute) and part.attr.value == "grad":
+            return True
+        if not isinstance(part, cst.Call):
+            continue
+        func = part.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _GRADIENT_METHODS:
+            return True
+        callee = dotted_name(func)
+        if callee is None:
+            continue
+        imported = names.imported(callee)
+        if imported is not None:
+            level, origin = imported
+            if level or not origin.startswith("torch."):
+                return True  # a function of another file or package may read the gradients
+            continue
+        local = names.functions.get(callee, []) + names.classes.get(callee, [])
+        if local and (depth >= 3 or any(_touches_gradients(d, names, depth + 1) for d in local)):
+            return True
+    return False
+
+
+# Reads of the learning rate an optimizer runs with: `scheduler.get_last_lr()`, a `get_lr(optimizer)` helper.
+_LEARNING_RATE_READERS = frozenset({"get_last_lr", "get_lr", "_last_lr"})
+
+
+def reads_learning_rate(node: cst.CSTNode, optimizer: str, scheduler: str, names: ModuleNames,
+                        depth: int = 0) -> bool:
+    """`node` may read the learning rate: `optimizer.param_groups[0]["lr"]` (any `param_groups`, any `["lr"]`),
+    `scheduler.get_last_lr()`, `get_lr(optimizer)`, anything of the scheduler but its `step()`
+    (`scheduler.last_epoch`), the scheduler handed to a call, the optimizer handed to a call of code this
+    file does not show; and a function of this file it calls that reads one of these itself
+    (`record(history, optimizer)` appending `optimizer.param_groups[0]["lr"]`)."""
+    for part in preorder(node):
+        if isinstance(part, cst.Attribute):
+            if part.attr.value == "param_groups" or part.attr.value in _LEARNING_RATE_READERS:
+                return True
+            if dotted_name(part.value) == scheduler and part.attr.value != "step":
+                return True
+        elif isinstance(part, cst.Name) and part.value in _LEARNING_RATE_READERS:
+            return True
+        elif isinstance(part, cst.SubscriptElement) and isinstance(part.slice, cst.Index) \
+                and isinstance(part.slice.value, cst.SimpleString) and part.slice.value.evaluated_value == "lr":
+            return True
+        elif isinstance(part, cst.Call):
+            handed = {dotted_name(arg.value) for arg in part.args}
+            if scheduler in handed:
+                return True
+            found = helpers(dotted_name(part.func), names, None)
+            if not found:
+                if optimizer in handed and depth == 0:  # a helper's own calls are read only for what it reads
+                    return True
+            elif depth >= 3 or any(reads_learning_rate(function.body, optimizer, scheduler, names, depth + 1)
+                                   for function in found):
+                return True
+    return False
 
 
 def optimized_models(optimizer: str, names: ModuleNames) -> FrozenSet[str]:

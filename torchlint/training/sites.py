@@ -264,7 +264,9 @@ class SiteCollector:
         for loop in reversed(node.loops[self.base_depth:]):
             if not isinstance(loop, cst.For) or name not in _target_names(loop.target):
                 continue
-            iterable = loop.iter
+            iterable = _walked_by(loop.target, loop.iter, name, self.names)
+            if iterable is None:
+                return "", loop
             if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
                     and iterable.func.attr.value in ("parameters", "named_parameters", "values"):
                 return dotted_name(iterable.func.value) or "", loop
@@ -434,6 +436,36 @@ class SiteCollector:
 def _reads_bound(expression: cst.BaseExpression, bound) -> bool:
     """`expression` reads one of the names a comprehension or lambda around it binds."""
     return bool(bound) and any(name.split(".", 1)[0] in bound for name in scopes.free_names(expression))
+
+
+def _walked_by(target: cst.BaseExpression, iterable: cst.BaseExpression, name: str,
+               names) -> Optional[cst.BaseExpression]:
+    """What the loop variable `name` walks: `b` for `p_b` in `for p_a, p_b in zip(a, b):`, `x` for `p` in
+    `for i, p in enumerate(x):`, the iterable itself for `for p in x:`; None for an element of a zip or an
+    enumerate that cannot be matched to one of its arguments."""
+    for _ in range(4):
+        if not isinstance(iterable, cst.Call) or names.qualify(iterable.func) is not None:
+            return iterable
+        callee = dotted_name(iterable.func)
+        if callee not in ("zip", "enumerate") or (callee in names.functions or callee in names.bindings):
+            return iterable
+        if not isinstance(target, (cst.Tuple, cst.List)) or name not in _target_names(target):
+            return None  # `for pair in zip(a, b):`: a pair, read elsewhere
+        slots = [element.value for element in target.elements]
+        arguments = [arg.value for arg in iterable.args]
+        if any(arg.keyword is not None or arg.star for arg in iterable.args):
+            return None
+        if callee == "enumerate":
+            if len(slots) != 2 or len(arguments) != 1:
+                return None
+            slots, arguments = slots[1:], arguments
+        elif len(slots) != len(arguments):
+            return None
+        holding = [(slot, argument) for slot, argument in zip(slots, arguments) if name in _target_names(slot)]
+        if len(holding) != 1:
+            return None
+        target, iterable = holding[0]
+    return None
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:

@@ -7,19 +7,26 @@ micro-batches: `(i + 1) % N == 0`, `i % N == N - 1`, `not i % N`,
 `micro == N`; or, negated, `if i % N != 0: continue`. The condition may be
 held in a name assigned in the iteration (`is_accumulating = i % N != 0`
 ... `if not is_accumulating:`).
+
+A window may also be written as a loop of its own (`InnerWindow`): each
+iteration backpropagates one micro-batch and the optimizer steps once, after
+the loop. `inner_count` reads from the loop's header how many micro-batches
+that is: `for _ in range(grad_accum)` over micro-batches the body draws,
+slices of one batch (`for s in range(0, len(x), m)` over `x[s:s + m]`), or
+its chunks (`zip(x.chunk(k), y.chunk(k))`, `x.split(m)`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, last_component, positional
-from torchlint.training.sites import Assignment, Guard
-from torchlint.walk import preorder
+from torchlint.training.sites import Assignment, Guard, StepSite
+from torchlint.walk import children, preorder
 
 # Wrappers around an iterable that keep its elements and their order.
 _PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
@@ -390,3 +397,193 @@ def _resolved(node: Optional[cst.BaseExpression], earlier: Callable[[str], Optio
             return node
         node, depth = value, depth + 1
     return node
+
+
+# --- windows written as inner loops -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InnerCount:
+    """How many micro-batches one run of a loop that is a window by itself goes through.
+
+    `kind` is `counted` (`for _ in range(grad_accum)`: `count` is `grad_accum`), `slices` (`for s in
+    range(0, len(batch), size)` reading `batch[s:...]`: ceil(len(batch) / size) slices, the last one maybe
+    shorter) or `chunks` (`batch.chunk(count)`: at most `count` chunks; `batch.split(size)`)."""
+
+    kind: str
+    count: Optional[cst.BaseExpression] = None
+    batch: Optional[cst.BaseExpression] = None
+    size: Optional[cst.BaseExpression] = None
+    value: Optional[int] = None  # the number `count` stands for, when the code gives it (`grad_accum = 4`)
+
+    def describe(self, code: Callable[[cst.CSTNode], str], known: bool = False) -> str:
+        """How a message says the count: `` `grad_accum` ``, `` `ceil(len(x) / micro_bs)` ``; with `known`, also
+        the number a name stands for: `` `grad_accum` (= 4) ``."""
+        if self.count is None:
+            return f"`ceil(len({code(self.batch)}) / {code(self.size)})`"
+        spelled = f"`{code(self.count)}`"
+        if known and self.value is not None and not isinstance(self.count, cst.Integer):
+            spelled += f" (= {self.value})"
+        return spelled
+
+    @property
+    def exact(self) -> bool:
+        """Every run of the loop goes through `count` micro-batches: a counted loop. (Slices and chunks
+        of a batch whose length the code does not give may be fewer, or of unequal sizes.)"""
+        return self.kind == "counted"
+
+
+@dataclass(frozen=True)
+class InnerWindow:
+    """A loop that is an accumulation window by itself: every iteration backpropagates one micro-batch
+    (nothing in it steps the optimizer), and the optimizer steps once, in the statements after the loop.
+
+    `steps` are that step and the ones standing for it on other branches (`if scaler is not None:
+    scaler.step(optimizer)` / `else: optimizer.step()`), the first one first; `step_alone` when there is
+    only one, a statement of the loop's own block (a line may be moved next to it). `between` are the
+    statements of that block from the loop to the step. `rescaled` when something between the loop and
+    the step rescales the gradients in place (`p.grad.div_(n)`, a helper that scales them)."""
+
+    count: InnerCount
+    steps: Tuple[StepSite, ...]
+    models: frozenset  # the modules whose parameters the stepped optimizer holds
+    between: Tuple[cst.CSTNode, ...] = ()
+    step_alone: bool = False
+    rescaled: bool = False
+
+    @property
+    def step(self) -> StepSite:
+        return self.steps[0]
+
+    @property
+    def optimizer(self) -> str:
+        return self.steps[0].receiver
+
+
+def inner_count(loop: cst.For, names: ModuleNames,
+                earlier: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[InnerCount]:
+    """How many micro-batches a loop goes through when its header says it and its body uses each iteration
+    only as one micro-batch: `for _ in range(n)` whose target the body reads only to compare it (`micro ==
+    n - 1`, deciding something for the last one) or to cut a slice (`x[micro * m:(micro + 1) * m]`); a
+    loop over the slices or chunks of one batch (also through a name bound to them before the loop:
+    `chunks = list(zip(x.split(m), y.split(m)))`). None for a loop whose iterations differ otherwise (`for
+    head in heads`, `for t in range(n_tasks): heads[t](...)`): it computes the parts of one loss."""
+    iterable = loop.iter
+    if isinstance(iterable, cst.Name):
+        iterable = _resolved(iterable, earlier)
+    while isinstance(iterable, cst.Call) and dotted_name(iterable.func) in ("list", "tuple") \
+            and len(iterable.args) == 1:
+        iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range":
+        arguments = [arg.value for arg in iterable.args if arg.keyword is None]
+        if len(arguments) == 3:
+            return _slices(loop, arguments)
+        target = dotted_name(loop.target) if isinstance(loop.target, cst.Name) else None
+        if target is None or len(arguments) not in (1, 2) or len(arguments) != len(iterable.args):
+            return None
+        count = _range_length(arguments)
+        if count is None or not _only_counts(loop.body, target):
+            return None
+        return InnerCount("counted", count)
+    return _chunks(iterable, names)
+
+
+def _range_length(arguments: List[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """`n` for `range(n)`, `range(0, n)` and `range(1, n + 1)`; a number for `range(2, 6)`."""
+    if len(arguments) == 1:
+        return arguments[0]
+    start, stop = arguments
+    first, last = int_value(start), int_value(stop)
+    if first == 0:
+        return stop
+    if first is not None and last is not None:
+        return cst.Integer(str(max(last - first, 0)))
+    if first is not None and isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Add) \
+            and int_value(stop.right) == first:
+        return stop.left
+    return None
+
+
+def _only_counts(body: cst.CSTNode, target: str) -> bool:
+    """Every read of `target` in `body` compares it (`micro == n - 1`) or bounds a slice (`x[micro * m:]`).
+    A name bound there (`_` in `obs, reward, done, _ = env.step(a)`) is not a read."""
+    ok = True
+
+    def visit(node: cst.CSTNode, allowed: bool) -> None:
+        nonlocal ok
+        if not ok or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(node, cst.Attribute):
+            visit(node.value, allowed)
+            return
+        if isinstance(node, (cst.AssignTarget, cst.AsName)) or (isinstance(node, (cst.For, cst.CompFor))):
+            bound = node.target if not isinstance(node, cst.AsName) else node.name
+            for child in children(node):
+                if child is not bound or not _binds_names(child):
+                    visit(child, allowed)
+            return
+        if isinstance(node, cst.Name) and node.value == target and not allowed:
+            ok = False
+            return
+        if isinstance(node, (cst.Comparison, cst.Slice)):
+            allowed = True
+        for child in children(node):
+            visit(child, allowed)
+
+    visit(body, False)
+    return ok
+
+
+def _binds_names(target: cst.CSTNode) -> bool:
+    """`a`, `a, (b, c)`, `*rest`: a target made of names only (no subscript or attribute, which read)."""
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_binds_names(element.value) for element in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds_names(target.value)
+    return False
+
+
+def _slices(loop: cst.For, arguments: List[cst.BaseExpression]) -> Optional[InnerCount]:
+    """`for s in range(0, len(x), m)` reading `x[s:...]`."""
+    first, stop, size = arguments
+    target = dotted_name(loop.target)
+    if int_value(first) != 0 or target is None or not isinstance(stop, cst.Call) \
+            or dotted_name(stop.func) != "len" or len(stop.args) != 1:
+        return None
+    batch = stop.args[0].value
+    sliced = any(isinstance(part, cst.Subscript) and part.value.deep_equals(batch)
+                 and any(isinstance(element.slice, cst.Slice) and _mentions(element.slice, target)
+                         for element in part.slice)
+                 for part in preorder(loop.body))
+    return InnerCount("slices", batch=batch, size=size) if sliced else None
+
+
+def _chunks(iterable: cst.BaseExpression, names: ModuleNames) -> Optional[InnerCount]:
+    """`x.chunk(k)`, `x.split(m)`, `torch.chunk(x, k)`, also zipped with the targets' (`zip(x.chunk(k),
+    y.chunk(k))`: the first names the batch)."""
+    if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "zip":
+        if not iterable.args:
+            return None
+        iterable = iterable.args[0].value
+    if not isinstance(iterable, cst.Call):
+        return None
+    qualified = names.callee(iterable) or ""
+    arguments = [arg.value for arg in iterable.args]
+    if qualified in ("torch.chunk", "torch.split"):
+        method, tensor, amount = qualified[len("torch."):], arguments[0] if arguments else None, arguments[1:2]
+    elif isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("chunk", "split") \
+            and not qualified.startswith("torch."):
+        method, tensor, amount = iterable.func.attr.value, iterable.func.value, arguments[:1]
+    else:
+        return None
+    if tensor is None or not amount or isinstance(amount[0], (cst.List, cst.Tuple)):
+        return None
+    if method == "chunk":
+        return InnerCount("chunks", count=amount[0], batch=tensor)
+    return InnerCount("chunks", batch=tensor, size=amount[0])
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(part, cst.Name) and part.value == name for part in preorder(node))
