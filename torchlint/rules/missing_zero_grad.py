@@ -9,7 +9,11 @@ Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
 file that does one of these. A reset before the loop only runs once, so it
 does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
-`optimizerG = Adam(netG.parameters())`.
+`optimizerG = Adam(netG.parameters())`. An optimizer over several modules
+(InfoGAN's `info_optimizer = Adam(itertools.chain(G.parameters(),
+D.parameters()))`) is reset when the loop's resets, of other optimizers and
+modules too (`D_optimizer.zero_grad()`, `G_optimizer.zero_grad()`), together
+clear every module it holds; it is flagged when one of them is left out.
 
 The loop may be spread over functions of the same file: a `train_step(model,
 batch, optimizer)` that backpropagates and steps, called by the loop (the
@@ -105,11 +109,22 @@ class MissingZeroGrad(Rule):
                     continue
                 reported.add(optimizer)
                 call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
-                message = (
-                    f"`{call}` runs in this loop but nothing in the loop resets the gradients "
-                    f"(`{optimizer}.zero_grad()`): every `backward()` adds to the gradients of all earlier "
-                    f"iterations, so each update applies the running sum since the loop began."
-                )
+                left = loop.modules_left_unreset(optimizer)
+                held = roles.optimizer_parameters(optimizer, context.names)
+                if left and held is not None and left != held.owners:
+                    modules = ", ".join(f"`{module}`" for module in sorted(left))
+                    message = (
+                        f"`{call}` runs in this loop but no reset in the loop reaches the gradients of {modules}, "
+                        f"whose parameters `{optimizer}` also holds (the loop's resets clear only the other "
+                        f"modules'): every `backward()` adds to them, so each update applies their running sum "
+                        f"since the loop began (`{optimizer}.zero_grad()` resets them all)."
+                    )
+                else:
+                    message = (
+                        f"`{call}` runs in this loop but nothing in the loop resets the gradients "
+                        f"(`{optimizer}.zero_grad()`): every `backward()` adds to the gradients of all earlier "
+                        f"iterations, so each update applies the running sum since the loop began."
+                    )
                 fix = None
                 if step.on_own_line:
                     fix = Fix(
@@ -160,6 +175,22 @@ for x, y in loader:
     model.zero_grad(set_to_none=True)
     criterion(model(x), y).backward()
     optimizer.step()
+""",
+        # The GAN optimizers' resets together clear every parameter the information optimizer holds.
+        """
+import itertools
+import torch.optim as optim
+optimizer_g = optim.Adam(G.parameters())
+optimizer_d = optim.Adam(D.parameters())
+optimizer_info = optim.Adam(itertools.chain(G.parameters(), D.parameters()))
+for x in loader:
+    optimizer_d.zero_grad()
+    d_loss(D, G, x).backward()
+    optimizer_d.step()
+    optimizer_g.zero_grad()
+    (g_loss(D, G, x) + info_loss(D, G, x)).backward()
+    optimizer_g.step()
+    optimizer_info.step()
 """,
         # `.step()` on something that is not known to be an optimizer.
         """
@@ -357,15 +388,20 @@ def _resets_for(loop: TrainingLoop, optimizer: str) -> List[ResetSite]:
 
     `netD.zero_grad()` does not reach `optimizerG = Adam(netG.parameters())`;
     `model.zero_grad()`, `p.grad = None` or a helper reach any optimizer whose
-    parameters cannot be traced.
+    parameters cannot be traced. Where the optimizer's construction shows every
+    module it holds, the resets of other optimizers and modules count when
+    together they clear all of them (`loop.modules_left_unreset`).
     """
     models = dict(loop.optimizer_models).get(optimizer, frozenset())
+    left = loop.modules_left_unreset(optimizer)
     found = []
     for reset in loop.resets:
         if reset.kind != "zero_grad" or reset.target == optimizer:
             found.append(reset)
-        elif reset.target in loop.optimizer_names:
-            continue
-        elif not models or any(same_module(reset.target, model) for model in models):
+        elif left is not None:
+            if not left:
+                found.append(reset)  # with the others, it clears every module the optimizer holds
+        elif reset.target not in loop.optimizer_names and (
+                not models or any(same_module(reset.target, model) for model in models)):
             found.append(reset)
     return found

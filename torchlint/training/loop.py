@@ -846,6 +846,33 @@ class TrainingLoop:
                 affecting.append(reset)
         return affecting
 
+    def modules_left_unreset(self, optimizer: str) -> Optional[FrozenSet[str]]:
+        """The modules `optimizer` holds parameters of that no reset in the loop clears, when its construction
+        shows all it holds: resets of other optimizers and of modules count for the modules they hold
+        (`info_optimizer = Adam(itertools.chain(G.parameters(), D.parameters()))` is cleared by
+        `D_optimizer.zero_grad()` over D's parameters and `G_optimizer.zero_grad()` over G's together; with
+        only the first, `G` is left). Empty when every one is cleared; None when what it holds is not all
+        known (`Adam(list(model.parameters()) + [log_alpha])`, a factory, a parameter of the function)."""
+        return self._remember(("unreset", optimizer), lambda: self._modules_left_unreset(optimizer))
+
+    def _modules_left_unreset(self, optimizer: str) -> Optional[FrozenSet[str]]:
+        held = roles.optimizer_parameters(optimizer, self.names) if self.names is not None else None
+        if held is None or not held.complete or not held.owners:
+            return None
+        cleared: Set[str] = set()
+        for reset in self.resets:
+            if reset.kind not in ("zero_grad", "parameters") or not reset.target:
+                continue
+            if reset.target == optimizer:
+                return frozenset()
+            other = roles.optimizer_parameters(reset.target, self.names)
+            if other is not None:
+                cleared |= other.whole  # `D_optimizer.zero_grad()`: every module it holds whole
+            elif reset.target not in self.optimizer_names:  # an optimizer whose parameters the code does not show
+                cleared.add(reset.target)  # `netD.zero_grad()`, `for p in netD.parameters(): p.grad = None`
+        return frozenset(owner for owner in held.owners
+                         if not any(roles.covers(module, owner, self.names) for module in cleared))
+
     def resets_wiping(self, step: StepSite) -> List[ResetSite]:
         """Resets that run after a backward and before `step` on every path to it, with no backward
         between them and the step: the step applies zeros."""
