@@ -74,7 +74,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
             # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
             # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
             if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
-                    or _CUT.search(helper)):
+                    or _CUT.search(helper) or _hands_back_parameter(statement)):
                 whole.add(id(statement))
                 known.update(_IDENTIFIER.findall(helper))
         pending.extend(_children(statement))
@@ -92,6 +92,19 @@ def _builds_module(function: ast.stmt) -> bool:
     returns = any(isinstance(node, ast.Return) and node.value is not None for node in ast.walk(function))
     return returns and any(
         isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper() for node in ast.walk(function))
+
+
+def _hands_back_parameter(function: ast.stmt) -> bool:
+    """A function that returns one of its parameters (`return model, preds, loss`): training.loop reads
+    whether a name rebound to its result holds the very object passed (`TrainingLoop.handed_back`)."""
+    arguments = function.args
+    parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            parts = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
+            if any(isinstance(part, ast.Name) and part.id in parameters for part in parts):
+                return True
+    return False
 
 
 def _callee_last_part(func: ast.expr) -> str:

@@ -414,7 +414,7 @@ def grad_divisor(node: cst.CSTNode, names: ModuleNames,
     if len(factors) != 1:
         return None
     ((operation, parameter),) = factors
-    argument = _argument_for(node, function, parameter) if parameter is not None else None
+    argument = argument_for(node, function, parameter) if parameter is not None else None
     if argument is None:
         return None
     return argument if operation == "div" else _denominator(argument)
@@ -457,7 +457,7 @@ def _denominator(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+def argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
     """What `call` passes for `function`'s parameter `parameter` (by keyword or position, `self` skipped)."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == parameter:
