@@ -410,3 +410,36 @@ def test_tl008_safe_fixes_run_and_the_withheld_ones_would_have_crashed(tmp_path)
     outcomes = json.loads(run.stdout.strip().splitlines()[-1])
     assert all(outcomes[f"number_{i}"] is True for i in range(len(_NUMBER_USES))), outcomes
     assert all(outcomes[f"tensor_{i}"] in ("AttributeError", "TypeError") for i in range(len(_TENSOR_USES))), outcomes
+
+
+_TRAINER_TOTAL = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.running_loss = 0.0
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train(self, loader):
+        self.running_loss = 0.0
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.running_loss += loss
+        print(f"{self.running_loss / len(loader):.3f}")
+"""
+
+
+def test_tl008_fix_on_an_attribute_total_is_safe_only_when_no_other_method_reads_it():
+    """Set in `__init__`, read only in the loop's method as a number: safe. Read in another method (which the
+    sparse parse may not even keep): not shown, so unsafe."""
+    for source, applicability in ((_TRAINER_TOTAL, SAFE),
+                                  (_TRAINER_TOTAL + "\n    def summary(self):\n        return self.running_loss.item()\n",
+                                   "unsafe")):
+        diagnostics, _ = lint_source(source, "t.py", ALL_RULES)
+        (finding,) = [d for d in diagnostics if d.code == "TL008"]
+        assert finding.fix is not None and finding.fix.applicability == applicability

@@ -377,10 +377,13 @@ def _total_uses(context: FileContext, loop: TrainingLoop, total: str) -> str:
 
 
 def _named_elsewhere(context: FileContext, loop: TrainingLoop, attribute: str) -> bool:
-    """`attribute` occurs in the file's text outside the loop's function."""
+    """`attribute` occurs in the file's text outside the loop's function, other than where it is set
+    (`self.running_loss = 0.0` in `__init__`). The text, not the tree: the parse may leave other methods out."""
     first, _, last, _ = context.span(loop.function)
-    pattern = re.compile(rf"\b{re.escape(attribute)}\b")
-    return any(pattern.search(line) for number, line in enumerate(context.lines, start=1)
+    name = re.escape(attribute)
+    setting = re.compile(rf"\bself\.{name}\s*(:[^=]*)?=(?!=)")
+    mention = re.compile(rf"\b{name}\b")
+    return any(mention.search(setting.sub("", line)) for number, line in enumerate(context.lines, start=1)
                if not first <= number <= last)
 
 

@@ -110,8 +110,8 @@ class MissingZeroGrad(Rule):
                 reported.add(optimizer)
                 call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
                 left = loop.modules_left_unreset(optimizer)
-                held = roles.optimizer_parameters(optimizer, context.names)
-                if left and held is not None and left != held.owners:
+                holdings = roles.optimizer_parameters(optimizer, context.names) or ()
+                if left and left != frozenset().union(*(held.owners for held in holdings)):
                     modules = ", ".join(f"`{module}`" for module in sorted(left))
                     message = (
                         f"`{call}` runs in this loop but no reset in the loop reaches the gradients of {modules}, "

@@ -915,13 +915,14 @@ class TrainingLoop:
         shows all it holds: resets of other optimizers and of modules count for the modules they hold
         (`info_optimizer = Adam(itertools.chain(G.parameters(), D.parameters()))` is cleared by
         `D_optimizer.zero_grad()` over D's parameters and `G_optimizer.zero_grad()` over G's together; with
-        only the first, `G` is left). Empty when every one is cleared; None when what it holds is not all
-        known (`Adam(list(model.parameters()) + [log_alpha])`, a factory, a parameter of the function)."""
+        only the first, `G` is left). Empty when every one is cleared (by one of the constructions the file
+        binds to it, if several); None when what it holds is not all known (`Adam(list(model.parameters()) +
+        [log_alpha])`, a factory, a parameter of the function)."""
         return self._remember(("unreset", optimizer), lambda: self._modules_left_unreset(optimizer))
 
     def _modules_left_unreset(self, optimizer: str) -> Optional[FrozenSet[str]]:
-        held = roles.optimizer_parameters(optimizer, self.names) if self.names is not None else None
-        if held is None or not held.complete or not held.owners:
+        holdings = roles.optimizer_parameters(optimizer, self.names) if self.names is not None else None
+        if not holdings or any(not held.complete or not held.owners for held in holdings):
             return None
         cleared: Set[str] = set()
         for reset in self.resets:
@@ -929,13 +930,15 @@ class TrainingLoop:
                 continue
             if reset.target == optimizer:
                 return frozenset()
-            other = roles.optimizer_parameters(reset.target, self.names)
-            if other is not None:
-                cleared |= other.whole  # `D_optimizer.zero_grad()`: every module it holds whole
+            others = roles.optimizer_parameters(reset.target, self.names)
+            if others is not None:  # `D_optimizer.zero_grad()`: every module it holds whole
+                cleared.update(module for held in others for module in held.whole)
             elif reset.target not in self.optimizer_names:  # an optimizer whose parameters the code does not show
                 cleared.add(reset.target)  # `netD.zero_grad()`, `for p in netD.parameters(): p.grad = None`
-        return frozenset(owner for owner in held.owners
-                         if not any(roles.covers(module, owner, self.names) for module in cleared))
+        left = [frozenset(owner for owner in held.owners
+                          if not any(roles.covers(module, owner, self.names) for module in cleared))
+                for held in holdings]
+        return frozenset() if not all(left) else frozenset().union(*left)
 
     def resets_wiping(self, step: StepSite) -> List[ResetSite]:
         """Resets that run after a backward and before `step` on every path to it, with no backward

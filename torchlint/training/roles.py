@@ -203,8 +203,8 @@ _UNREAD = HeldParameters(frozenset(), frozenset(), False)
 _CHAINS = frozenset({"list", "tuple", "itertools.chain", "chain"})
 
 
-def optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[HeldParameters]:
-    """What `optimizer` holds, read from every construction the file binds to it (`Adam(itertools.chain(
+def optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[Tuple[HeldParameters, ...]]:
+    """What `optimizer` holds, for each construction the file binds to it (`Adam(itertools.chain(
     G.parameters(), D.parameters()))`, `SGD([{"params": model.backbone.parameters()}, ...])`); None when it is
     bound to anything but a torch optimizer class called on its parameters (a factory, `prepare(...)`, a
     parameter of a function)."""
@@ -214,7 +214,7 @@ def optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[HeldPar
     return memo[optimizer]
 
 
-def _optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[HeldParameters]:
+def _optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[Tuple[HeldParameters, ...]]:
     values = names.values_of(optimizer)
     if not values:
         return None
@@ -227,9 +227,7 @@ def _optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[HeldPa
         if params is None:
             return None
         held.append(held_parameters(params, names))
-    whole = frozenset.intersection(*(h.whole for h in held))
-    return HeldParameters(whole, frozenset().union(*(h.owners for h in held)) - whole,
-                          all(h.complete for h in held))
+    return tuple(held)
 
 
 def held_parameters(params: cst.BaseExpression, names: ModuleNames, depth: int = 0) -> HeldParameters:
@@ -286,10 +284,9 @@ def held_parameters(params: cst.BaseExpression, names: ModuleNames, depth: int =
         values = names.values_of(dotted_name(params) or "")
         if not values:
             return _UNREAD
-        parts = [held_parameters(value, names, depth + 1) for value in values]
-        whole = frozenset.intersection(*(p.whole for p in parts))
-        return HeldParameters(whole, frozenset().union(*(p.owners for p in parts)) - whole,
-                              all(p.complete for p in parts))
+        parts = {held_parameters(value, names, depth + 1) for value in values}
+        # `params` bound to different modules' parameters (in two functions): which one reaches is not read here
+        return parts.pop() if len(parts) == 1 else _UNREAD
     else:
         return _UNREAD
     whole = frozenset().union(*(p.whole for p in parts))
