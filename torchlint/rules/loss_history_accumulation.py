@@ -6,7 +6,10 @@ Flags `total += loss` (or `total = total + loss`) in a training loop when
 `total` starts as a number before the loop and `loss` is a tensor attached
 to the graph: a loss passed to `backward()` in the loop, or the result of a
 torch criterion, also through arithmetic (`loss * x.size(0)`) or a tensor
-method that keeps the graph (`loss.mean()`, `loss.cpu()`).
+method that keeps the graph (`loss.mean()`, `loss.cpu()`), and through a
+loss function or a loss module's `forward` of this file or another of the
+project (`loss, cls_loss, loc_loss = criterion(...)` with `criterion =
+DetectionLoss()`: each part that comes from a torch criterion).
 
 ## Why is this bad?
 
