@@ -359,3 +359,142 @@ def test_safe_fix_does_not_move_a_scheduler_whose_rate_a_helper_records_after_th
     outcome = fix_source(source, str(path), ALL_RULES)
     assert outcome.source == source
     assert [d.code for d in outcome.remaining] == ["TL009"]
+
+
+# --- TL008's `.item()` fix turns the running total into a Python float: safe only where every later use of
+# the total, and of every value computed from it, takes a float ------------------------------------------
+
+_TOTAL_LOOP = """\
+import torch
+from reporting import report
+
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = [(torch.ones(4, 2), torch.zeros(4, 1))] * 3
+total = 0.0
+for x, y in loader:
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    total += loss
+"""
+# Uses that need a tensor: a float has no `.detach()`, `.cpu()` or `.item()`, and `torch.stack` takes tensors.
+_TENSOR_USES = (
+    "average = (total / len(loader)).detach().cpu().numpy()",
+    "print(total.cpu())",
+    "print(total.item())",
+    "mean = total / len(loader)\nprint(mean.item())",
+    "print(torch.stack([total, total]))",
+    "print((total if total > 0 else -total).item())",
+)
+# Uses the code does not show to take a float: a function of another package, a list kept for later.
+_UNKNOWN_USES = (
+    "report(total / len(loader))",
+    "history = [total]",
+    "metrics = {'loss': total}",
+)
+# Uses that take a float as well as a tensor.
+_NUMBER_USES = (
+    "print(total / len(loader))",
+    "print(f'{total / len(loader):.4f}')",
+    "print('%.3f' % total, '{:.2f}'.format(total))",
+    "average = round(total / len(loader), 4)\nprint(average, float(average) > 0)",
+    "print(max(total, 0.0) < 10)",
+)
+
+
+def _total_fix(use: str):
+    diagnostics, problems = lint_source(_TOTAL_LOOP + use + "\n", "t.py", ALL_RULES)
+    assert not problems
+    found = [d for d in diagnostics if d.code == "TL008"]
+    assert [d.line for d in found] == [13], diagnostics  # the finding stays whatever the fix
+    return found[0].fix
+
+
+@pytest.mark.parametrize("use", _TENSOR_USES)
+def test_tl008_offers_no_fix_when_the_total_is_later_used_as_a_tensor(use):
+    assert _total_fix(use) is None
+    source = _TOTAL_LOOP + use + "\n"
+    assert fix_source(source, "t.py", ALL_RULES, unsafe=True).source == source
+
+
+@pytest.mark.parametrize("use", _UNKNOWN_USES)
+def test_tl008_fix_is_unsafe_when_a_later_use_is_not_shown_to_take_a_number(use):
+    fix = _total_fix(use)
+    assert fix is not None and fix.applicability == "unsafe"
+    source = _TOTAL_LOOP + use + "\n"
+    assert fix_source(source, "t.py", ALL_RULES).source == source  # `--fix` leaves it
+    assert "total += loss.item()" in fix_source(source, "t.py", ALL_RULES, unsafe=True).source
+
+
+@pytest.mark.parametrize("use", _NUMBER_USES)
+def test_tl008_fix_is_safe_when_every_later_use_takes_a_number(use):
+    fix = _total_fix(use)
+    assert fix is not None and fix.applicability == SAFE
+
+
+def test_tl008_safe_fixes_run_and_the_withheld_ones_would_have_crashed(tmp_path):
+    """Run it: every program `--fix` writes still runs; the `.item()` rewrite it withholds would make the
+    programs with a tensor use raise."""
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    (tmp_path / "reporting.py").write_text("def report(value):\n    print(value)\n")
+    programs = {}
+    for index, use in enumerate(_NUMBER_USES):
+        programs[f"number_{index}"] = fix_source(_TOTAL_LOOP + use + "\n", "t.py", ALL_RULES).source
+        assert "total += loss.item()" in programs[f"number_{index}"]
+    for index, use in enumerate(_TENSOR_USES):
+        source = _TOTAL_LOOP + use + "\n"
+        assert fix_source(source, "t.py", ALL_RULES).source == source
+        programs[f"tensor_{index}"] = source.replace("total += loss\n", "total += loss.item()\n")
+    for name, source in programs.items():
+        (tmp_path / f"{name}.py").write_text(source)
+    # One interpreter runs them all (importing torch once), each as its own `__main__`.
+    driver = ("import json, runpy, sys\nsys.path.insert(0, '.')\noutcomes = {}\n"
+              f"for name in {sorted(programs)!r}:\n"
+              "    try:\n        runpy.run_path(name + '.py', run_name='__main__')\n        outcomes[name] = True\n"
+              "    except Exception as error:\n        outcomes[name] = type(error).__name__\n"
+              "print(json.dumps(outcomes))\n")
+    (tmp_path / "driver.py").write_text(driver)
+    run = subprocess.run([sys.executable, "driver.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    outcomes = json.loads(run.stdout.strip().splitlines()[-1])
+    assert all(outcomes[f"number_{i}"] is True for i in range(len(_NUMBER_USES))), outcomes
+    assert all(outcomes[f"tensor_{i}"] in ("AttributeError", "TypeError") for i in range(len(_TENSOR_USES))), outcomes
+
+
+_TRAINER_TOTAL = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.running_loss = 0.0
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train(self, loader):
+        self.running_loss = 0.0
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.running_loss += loss
+        print(f"{self.running_loss / len(loader):.3f}")
+"""
+
+
+def test_tl008_fix_on_an_attribute_total_is_safe_only_when_no_other_method_reads_it():
+    """Set in `__init__`, read only in the loop's method as a number: safe. Read in another method (which the
+    sparse parse may not even keep): not shown, so unsafe."""
+    for source, applicability in ((_TRAINER_TOTAL, SAFE),
+                                  (_TRAINER_TOTAL + "\n    def summary(self):\n        return self.running_loss.item()\n",
+                                   "unsafe")):
+        diagnostics, _ = lint_source(source, "t.py", ALL_RULES)
+        (finding,) = [d for d in diagnostics if d.code == "TL008"]
+        assert finding.fix is not None and finding.fix.applicability == applicability

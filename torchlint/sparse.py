@@ -70,26 +70,37 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for function in holders:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
-    pending: List[ast.stmt] = list(tree.body)
-    while pending:  # the helpers named there that may reset gradients or detach: kept whole too
-        statement = pending.pop()
-        if isinstance(statement, ast.ClassDef) and statement.name in known:
-            # an object of a class named there runs its methods when the loop calls it (`scaler(loss, opt)` its
-            # `__call__`): those that may run a backward, a step or a reset are helpers too
-            for method in statement.body:
-                if isinstance(method, _FUNCTIONS) and id(method) not in whole and _HELPER_WORDS.search(
-                        "".join(lines[first_line(method) - 1:method.end_lineno])):
-                    whole.add(id(method))
-                    known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
-        if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
-            helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
-            # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
-            # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
-            if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
-                    or _CUT.search(helper)):
-                whole.add(id(statement))
-                known.update(_IDENTIFIER.findall(helper))
-        pending.extend(_children(statement))
+    constructed = _constructed_classes(tree)
+    grown = True
+    while grown:
+        grown = False
+        pending: List[ast.stmt] = list(tree.body)
+        while pending:  # the helpers named there that may reset gradients or detach: kept whole too
+            statement = pending.pop()
+            if isinstance(statement, ast.ClassDef) and statement.name in known:
+                # an object of a class named there runs its methods when the loop calls it (`scaler(loss, opt)` its
+                # `__call__`): those that may run a backward, a step or a reset are helpers too
+                for method in statement.body:
+                    if isinstance(method, _FUNCTIONS) and id(method) not in whole and _HELPER_WORDS.search(
+                            "".join(lines[first_line(method) - 1:method.end_lineno])):
+                        whole.add(id(method))
+                        known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
+            if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
+                helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
+                # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
+                # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
+                if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
+                        or _CUT.search(helper) or _hands_back_parameter(statement)):
+                    whole.add(id(statement))
+                    known.update(_IDENTIFIER.findall(helper))
+            pending.extend(_children(statement))
+        # `criterion = SSDLoss(...)` with `criterion` named there: the `__call__`/`forward` that training.origin
+        # follows when the object is called (and what those name in turn)
+        for method in _calls_of_objects(constructed, known):
+            if id(method) not in whole:
+                whole.add(id(method))
+                known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
+                grown = True
     needed = _needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders})
     blanker = _Blanker(lines, whole, _keeping(tree.body, whole, needed))
     kept_top = blanker.block(tree.body, top=True)
@@ -104,6 +115,54 @@ def _builds_module(function: ast.stmt) -> bool:
     returns = any(isinstance(node, ast.Return) and node.value is not None for node in ast.walk(function))
     return returns and any(
         isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper() for node in ast.walk(function))
+
+
+def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
+    """(last part of each name bound to a call of a plain name -> those names, class name -> its definitions)."""
+    bound: dict = {}
+    classes: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.setdefault(node.name, []).append(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in _last_parts(target):
+                    bound.setdefault(part, set()).add(node.value.func.id)
+    return bound, classes
+
+
+def _calls_of_objects(constructed: Tuple[dict, dict], known: Set[str]) -> List[ast.stmt]:
+    """The `__call__` and `forward` methods of the classes (and their bases in the file) that a name in `known`
+    is bound to an object of."""
+    bound, classes = constructed
+    pending = [name for target in known & set(bound) for name in bound[target]]
+    seen: Set[str] = set()
+    methods: List[ast.stmt] = []
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for class_def in classes.get(name, ()):
+            methods.extend(statement for statement in class_def.body
+                           if isinstance(statement, _FUNCTIONS) and statement.name in ("__call__", "forward"))
+            pending.extend(base.id for base in class_def.bases if isinstance(base, ast.Name))
+    return methods
+
+
+def _hands_back_parameter(function: ast.stmt) -> bool:
+    """A function that returns one of its parameters (`return model, preds, loss`): training.loop reads
+    whether a name rebound to its result holds the very object passed (`TrainingLoop.handed_back`)."""
+    arguments = function.args
+    parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            parts = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
+            if any(isinstance(part, ast.Name) and part.id in parameters for part in parts):
+                return True
+    return False
 
 
 def _callee_last_part(func: ast.expr) -> str:

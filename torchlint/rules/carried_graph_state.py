@@ -49,7 +49,13 @@ for x, y in batches:
 Not flagged: state detached before it is reused (or passed in detached:
 `rnn(x, h.detach())`; `h = h.data` and the old `Variable(h.data)` cut it
 too), re-initialised each iteration, or computed under
-`torch.no_grad()`. A detach that runs only every few iterations
+`torch.no_grad()`. Nor a module a helper hands back with its outputs
+(`model, preds, loss = forward_step(model, batch)`, where every `return` of
+`forward_step`, in this file or another of the project, gives the `model` it
+was given): the name holds the very object passed, not a tensor computed
+from it; nor a name the loop's function calls as a model (`model(x)`) or
+reads the parameters of (`Adam(model.parameters())`): a module carries no
+graph. A detach that runs only every few iterations
 (`if i % k == 0: h = h.detach()`) while backward runs on every one is still
 flagged.
 
@@ -336,6 +342,8 @@ def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]
             continue
         if not graph.feeds_itself(update.value, name, names) or graph.cuts(update.definition, names):
             continue  # `mean_path = regularize(x, mean_path)` that returns `path_mean.detach()`: no graph
+        if loop.holds_module(name) or dotted_name(loop.handed_back(update.definition)) == name:
+            continue  # `model, preds = forward(model, x)`: the module handed back, not a tensor computed from it
         if not loop.iteration.carried(update.point[0], name):
             continue
         seen.add(name)

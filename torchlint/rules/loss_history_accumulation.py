@@ -6,7 +6,10 @@ Flags `total += loss` (or `total = total + loss`) in a training loop when
 `total` starts as a number before the loop and `loss` is a tensor attached
 to the graph: a loss passed to `backward()` in the loop, or the result of a
 torch criterion, also through arithmetic (`loss * x.size(0)`) or a tensor
-method that keeps the graph (`loss.mean()`, `loss.cpu()`).
+method that keeps the graph (`loss.mean()`, `loss.cpu()`), and through a
+loss function or a loss module's `forward` of this file or another of the
+project (`loss, cls_loss, loc_loss = criterion(...)` with `criterion =
+DetectionLoss()`: each part that comes from a torch criterion).
 
 ## Why is this bad?
 
@@ -53,28 +56,33 @@ batch's repetitions.
 
 ## Fix safety
 
-Safe when `total` is only used as a number: the fix adds `.item()`, which
-turns the running total into a Python float and frees each iteration's
-graph. No fix is offered when the code later uses `total` as a tensor
-(`total.item()`, `total.backward()`), also through a value computed from it
-(`average = total / n; average.item()`).
+Safe when every later use of `total` takes a number: the fix adds
+`.item()`, which turns the running total into a Python float and frees each
+iteration's graph. Every use around the loop is read, also of the values
+computed from it: printed, formatted, compared, rounded, written to a
+TensorBoard `SummaryWriter` or a `logging` logger is fine for a float. No
+fix is offered when a use needs a tensor (`total.item()`, `total.cpu()`,
+`(total / n).detach()`, `average = total / n; average.item()`,
+`torch.stack([total])`): a float has none of these. Unsafe when a use is not
+shown to take a number: returned, kept in a list or a dict, handed to a
+function of another package (`wandb.log({"loss": total})`) or of this file,
+or an attribute (`self.total`) read in another method.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
-from torchlint.model import SAFE, WARNING, Fix
-from torchlint.flow.scopes import reads
-from torchlint.names import ModuleNames, dotted_name, iter_names
-from torchlint.walk import preorder
+from torchlint.model import SAFE, UNSAFE, WARNING, Fix
+from torchlint.names import ModuleNames, dotted_name
+from torchlint.walk import children, preorder
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import Assignment, TrainingLoop
 from torchlint.training.graph import GRAPH_KEEPING_METHODS, cuts
-from torchlint.training.loop import uses_attribute_of
 from torchlint.training.windows import is_number
 
 
@@ -94,10 +102,11 @@ class LossHistoryAccumulation(Rule):
                     f"Accumulate `{added_code}.item()` instead."
                 )
                 fix = None
-                if not _used_as_tensor(loop, total):
+                uses = _total_uses(context, loop, total)
+                if uses != TENSOR:
                     item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
                         else f"({added_code}).item()"
-                    fix = Fix(SAFE, f"Use `{item}`", (context.replace(added, item),))
+                    fix = Fix(SAFE if uses == NUMBER else UNSAFE, f"Use `{item}`", (context.replace(added, item),))
                 yield Finding(update.node, message, fix)
 
     valid = (
@@ -335,31 +344,177 @@ def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _used_as_tensor(loop: TrainingLoop, name: str) -> bool:
-    """`name.item()`, `name.backward()`... anywhere in the function (or module) around the loop, also through a
-    name computed from it (`avg = total / n; avg.item()`)."""
-    if not loop.enclosing:
-        return False
-    statements = loop.enclosing[0][0]
-    assignments = [(targets, value) for statement in statements for part in preorder(statement)
-                   for targets, value in [_assigned(part)] if value is not None]
-    derived = {name}
-    grown = True
-    while grown:  # `average = total / n`, then `percent = average * 100`: every name computed from it
-        grown = False
-        for targets, value in assignments:
-            if not set(targets) <= derived and any(reads(value, used) for used in derived):
-                derived.update(targets)
-                grown = True
-    return any(uses_attribute_of(statement, used) for statement in statements for used in derived)
+# What a later use of the total does with it, once the fix has made it a Python float.
+NUMBER, TENSOR, UNKNOWN = "number", "tensor", "unknown"  # works on a float / needs a tensor / not shown
+# Builtins that take a float as well as a tensor and give something that is not the total any more.
+_TAKE_NUMBERS = frozenset({"print", "float", "int", "str", "repr", "format", "bool", "isinstance"})
+# Builtins whose result is the total again, or made from it: the use goes on with the result.
+_KEEP_NUMBERS = frozenset({"abs", "round", "max", "min", "sum"})
+# Packages whose functions take Python numbers (and any list of them).
+_NUMBER_PACKAGES = ("math.", "numpy.", "statistics.", "logging.", "json.")
+# torch functions that make a tensor from a number; every other torch function needs a tensor.
+_FROM_NUMBERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+_SUMMARY_WRITERS = ("torch.utils.tensorboard.SummaryWriter", "torch.utils.tensorboard.writer.SummaryWriter",
+                    "tensorboardX.SummaryWriter")
+_TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName,
+            cst.Del)
 
 
-def _assigned(part: cst.CSTNode) -> Tuple[List[str], Optional[cst.BaseExpression]]:
-    """The names an assignment binds and the value it reads (`x = v`, `x: T = v`, `x += v`, `(x := v)`)."""
-    if isinstance(part, cst.Assign):
-        return [name for target in part.targets for name in iter_names(target.target)], part.value
-    if isinstance(part, (cst.AnnAssign, cst.AugAssign)) and part.value is not None:
-        return list(iter_names(part.target)), part.value
-    if isinstance(part, cst.NamedExpr):
-        return list(iter_names(part.target)), part.value
-    return [], None
+def _total_uses(context: FileContext, loop: TrainingLoop, total: str) -> str:
+    """What the code around the loop does with `total` (and every name computed from it) once it is a float:
+    TENSOR when some use needs a tensor (`total.item()`, `(total / n).detach()`, `avg.cpu()` after `avg =
+    total / n`, `torch.stack([total])`), UNKNOWN when a use is not shown to take a number (returned, passed
+    to a function of another library or of this file, kept in a list or a dict), NUMBER when every use takes
+    one (printed, formatted, compared, added up, logged)."""
+    if loop.function is None:
+        scope = list(loop.enclosing[0][0]) if loop.enclosing else []  # the module, parsed whole
+    elif "." not in total:
+        scope = [loop.function]
+    elif total.startswith("self.") and total.count(".") == 1 and not _named_elsewhere(context, loop, total[5:]):
+        scope = [loop.function]  # `self.running_loss`, read in no other method
+    else:
+        return UNKNOWN  # another object's attribute (or read in other methods, which the parse may leave out)
+    if not scope:
+        return UNKNOWN
+    return _uses_in(scope, total, context.names)
+
+
+def _named_elsewhere(context: FileContext, loop: TrainingLoop, attribute: str) -> bool:
+    """`attribute` occurs in the file's text outside the loop's function, other than where it is set
+    (`self.running_loss = 0.0` in `__init__`). The text, not the tree: the parse may leave other methods out."""
+    first, _, last, _ = context.span(loop.function)
+    name = re.escape(attribute)
+    setting = re.compile(rf"\bself\.{name}\s*(:[^=]*)?=(?!=)")
+    mention = re.compile(rf"\b{name}\b")
+    return any(mention.search(setting.sub("", line)) for number, line in enumerate(context.lines, start=1)
+               if not first <= number <= last)
+
+
+def _uses_in(scope: List[cst.CSTNode], name: str, names: ModuleNames) -> str:
+    """The combined answer for every read of `name`, and of the names its value flows into, in `scope`."""
+    pending, derived, answers = [name], {name}, set()
+    while pending:
+        current = pending.pop()
+        for chain in _reads(scope, current):
+            answer, targets = _use(chain, names)
+            answers.add(answer)
+            for target in targets:
+                if target not in derived:
+                    derived.add(target)
+                    pending.append(target)
+    if TENSOR in answers:
+        return TENSOR
+    return UNKNOWN if UNKNOWN in answers else NUMBER
+
+
+def _reads(scope: List[cst.CSTNode], name: str) -> Iterator[List[cst.CSTNode]]:
+    """Each read of `name` (`x` or `self.x`) in `scope`, as the chain of nodes from a statement down to it;
+    assignments to it are not reads."""
+    stack: List[List[cst.CSTNode]] = [[statement] for statement in reversed(scope)]
+    while stack:
+        chain = stack.pop()
+        node = chain[-1]
+        if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == name and _is_read(chain):
+            yield chain
+            continue
+        stack.extend(chain + [child] for child in reversed(children(node)))
+
+
+def _is_read(chain: List[cst.CSTNode]) -> bool:
+    node, parent = chain[-1], chain[-2] if len(chain) > 1 else None
+    if isinstance(parent, cst.Attribute) and parent.attr is node:
+        return False  # `other.total`
+    if isinstance(parent, (cst.Arg, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.NameItem)) \
+            and not (isinstance(parent, cst.Arg) and parent.value is node):
+        return False  # `f(total=...)`, `def f(total)`, `global total`
+    index = len(chain) - 1
+    while index > 0:  # through `a, (total, b) = ...`
+        parent = chain[index - 1]
+        if isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            index -= 1
+            continue
+        if isinstance(parent, _TARGETS):
+            return getattr(parent, "target", getattr(parent, "name", None)) is not chain[index]
+        return True
+    return True
+
+
+def _use(chain: List[cst.CSTNode], names: ModuleNames) -> Tuple[str, List[str]]:
+    """(answer, names the value flows into) for one read, walking out through the expressions computed from
+    it while they are still the total's value (arithmetic, `abs`, `round`, a conditional)."""
+    index = len(chain) - 1
+    container = False  # the value sits in a list, tuple or dict being built
+    while index > 0:
+        node, parent = chain[index], chain[index - 1]
+        index -= 1
+        if isinstance(parent, cst.BinaryOperation):
+            if isinstance(parent.operator, cst.Modulo) and isinstance(parent.left, (cst.SimpleString,
+                                                                                     cst.ConcatenatedString)):
+                return NUMBER, []  # `"%.3f" % total`
+            continue
+        if isinstance(parent, (cst.UnaryOperation, cst.BooleanOperation)):
+            continue
+        if isinstance(parent, cst.IfExp):
+            if parent.test is node:
+                return NUMBER, []
+            continue
+        if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.FormattedStringExpression, cst.Assert,
+                               cst.If, cst.While)):
+            return NUMBER, []  # compared, formatted, tested: a float does all that
+        if isinstance(parent, (cst.Element, cst.StarredElement, cst.DictElement, cst.List, cst.Tuple, cst.Set,
+                               cst.Dict)):
+            container = True
+            continue
+        if isinstance(parent, cst.Expr):
+            return NUMBER, []
+        if isinstance(parent, cst.Arg):
+            continue  # the call it is passed to decides, one step out
+        if isinstance(parent, cst.Call):
+            if parent.func is node:
+                return TENSOR, []  # `total(...)`
+            answer = _passed(parent, names, container)
+            if answer != "keeps":
+                return answer, []
+            container = False
+            continue
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is node:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            bound = [dotted_name(target) for target in targets]
+            if container or any(b is None for b in bound):
+                return UNKNOWN, []  # kept in a list, unpacked: where it goes is not followed
+            return NUMBER, bound
+        if isinstance(parent, cst.NamedExpr) and parent.value is node:
+            bound = dotted_name(parent.target)
+            return (NUMBER, [bound]) if bound is not None and not container else (UNKNOWN, [])
+        if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node and not container:
+            return TENSOR, []  # `total.item()`, `(total / n).detach()`, `total[0]`: a float has none of these
+        return UNKNOWN, []  # returned, yielded, iterated, used as an index...
+    return UNKNOWN, []
+
+
+def _passed(call: cst.Call, names: ModuleNames, container: bool) -> str:
+    """What `call` does with the total (or a list holding it) passed to it: NUMBER, TENSOR, UNKNOWN (a
+    function of another library, or of this file: what it does is not followed), or "keeps" when its result
+    is made from the total and the use goes on with it (`round(total, 4)`)."""
+    func = call.func
+    callee = dotted_name(func) or ""
+    qualified = names.qualify(func) or ""
+    if isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(
+            func.value, (cst.SimpleString, cst.ConcatenatedString)):
+        return NUMBER  # `"{:.3f}".format(total)`
+    if not qualified and callee in _TAKE_NUMBERS:
+        return NUMBER
+    if not qualified and callee in _KEEP_NUMBERS:
+        return "keeps"
+    if qualified.startswith(_NUMBER_PACKAGES) or qualified in _FROM_NUMBERS:
+        return NUMBER
+    if qualified.startswith("torch."):
+        return TENSOR  # `torch.stack([total])`, `dist.all_reduce(total)`: a float is not a tensor
+    if isinstance(func, cst.Attribute):
+        receiver = dotted_name(func.value)
+        constructors = names.constructors_of(receiver) if receiver is not None else []
+        if any(c in _SUMMARY_WRITERS for c in constructors) and func.attr.value in ("add_scalar", "add_scalars"):
+            return NUMBER
+        if any(c.startswith("logging.") for c in constructors):
+            return NUMBER  # `logger.info("%.3f", total)`
+    return UNKNOWN

@@ -12,6 +12,11 @@ module's parameters: in a GAN, `netD.zero_grad()` does not reset
 `optimizerG = Adam(netG.parameters())`. A class of this file is an
 optimizer when it derives from `torch.optim.Optimizer`, and none when no
 method of it touches a gradient (a weight average's `ema_optimizer.step()`).
+An optimizer over several modules
+(InfoGAN's `info_optimizer = Adam(itertools.chain(G.parameters(),
+D.parameters()))`) is reset when the loop's resets, of other optimizers and
+modules too (`D_optimizer.zero_grad()`, `G_optimizer.zero_grad()`), together
+clear every module it holds; it is flagged when one of them is left out.
 
 The window may be a loop of its own (`for _ in range(grad_accum):` with a
 backward per micro-batch, or over the slices or chunks of a batch), its
@@ -112,11 +117,22 @@ class MissingZeroGrad(Rule):
                     continue
                 reported.add(optimizer)
                 call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
-                message = (
-                    f"`{call}` runs in this loop but nothing in the loop resets the gradients "
-                    f"(`{optimizer}.zero_grad()`): every `backward()` adds to the gradients of all earlier "
-                    f"iterations, so each update applies the running sum since the loop began."
-                )
+                left = loop.modules_left_unreset(optimizer)
+                holdings = roles.optimizer_parameters(optimizer, context.names) or ()
+                if left and left != frozenset().union(*(held.owners for held in holdings)):
+                    modules = ", ".join(f"`{module}`" for module in sorted(left))
+                    message = (
+                        f"`{call}` runs in this loop but no reset in the loop reaches the gradients of {modules}, "
+                        f"whose parameters `{optimizer}` also holds (the loop's resets clear only the other "
+                        f"modules'): every `backward()` adds to them, so each update applies their running sum "
+                        f"since the loop began (`{optimizer}.zero_grad()` resets them all)."
+                    )
+                else:
+                    message = (
+                        f"`{call}` runs in this loop but nothing in the loop resets the gradients "
+                        f"(`{optimizer}.zero_grad()`): every `backward()` adds to the gradients of all earlier "
+                        f"iterations, so each update applies the running sum since the loop began."
+                    )
                 fix = None
                 if step.on_own_line:
                     fix = Fix(
@@ -193,6 +209,22 @@ for x, y in loader:
     model.zero_grad(set_to_none=True)
     criterion(model(x), y).backward()
     optimizer.step()
+""",
+        # The GAN optimizers' resets together clear every parameter the information optimizer holds.
+        """
+import itertools
+import torch.optim as optim
+optimizer_g = optim.Adam(G.parameters())
+optimizer_d = optim.Adam(D.parameters())
+optimizer_info = optim.Adam(itertools.chain(G.parameters(), D.parameters()))
+for x in loader:
+    optimizer_d.zero_grad()
+    d_loss(D, G, x).backward()
+    optimizer_d.step()
+    optimizer_g.zero_grad()
+    (g_loss(D, G, x) + info_loss(D, G, x)).backward()
+    optimizer_g.step()
+    optimizer_info.step()
 """,
         # `.step()` on something that is not known to be an optimizer.
         """
@@ -418,15 +450,20 @@ def _resets_for(loop: TrainingLoop, optimizer: str) -> List[ResetSite]:
 
     `netD.zero_grad()` does not reach `optimizerG = Adam(netG.parameters())`;
     `model.zero_grad()`, `p.grad = None` or a helper reach any optimizer whose
-    parameters cannot be traced.
+    parameters cannot be traced. Where the optimizer's construction shows every
+    module it holds, the resets of other optimizers and modules count when
+    together they clear all of them (`loop.modules_left_unreset`).
     """
     models = dict(loop.optimizer_models).get(optimizer, frozenset())
+    left = loop.modules_left_unreset(optimizer)
     found = []
     for reset in loop.resets:
         if reset.kind != "zero_grad" or reset.target == optimizer:
             found.append(reset)
-        elif reset.target in loop.optimizer_names:
-            continue
-        elif not models or any(same_module(reset.target, model) for model in models):
+        elif left is not None:
+            if not left:
+                found.append(reset)  # with the others, it clears every module the optimizer holds
+        elif reset.target not in loop.optimizer_names and (
+                not models or any(same_module(reset.target, model) for model in models)):
             found.append(reset)
     return found

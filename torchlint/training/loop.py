@@ -684,7 +684,7 @@ class TrainingLoop:
             return graph.UNKNOWN
         own = flow is None
         flow = flow or self.flow
-        if own and name in self._callables():
+        if own and self.holds_module(name):
             return graph.NO  # called, or its `.parameters()` read: a module or a function, not a tensor
         if own and name in self._optimized_tensors():
             return graph.NO  # a torch optimizer takes leaves only ("can't optimize a non-leaf Tensor")
@@ -702,6 +702,12 @@ class TrainingLoop:
                 if _grad_off(flow.graph.nodes[at].contexts, self.names):
                     states.append(graph.NO)  # computed under `torch.no_grad()`
                     continue
+                passed = self.handed_back(definition) if own else None
+                if passed is not None:  # `model, preds = forward(model, x)`: the very object passed
+                    states.append(graph.graph_state(
+                        passed, self.names, lambda other, at=at: self._graph_of(flow.reaching(at, other), other,
+                                                                                 depth + 1, flow)))
+                    continue
                 returned = self._returned_graph(definition, depth) if definition.unpacked else None
                 states.append(returned if returned is not None else graph.graph_state(
                     definition.value, self.names,
@@ -715,6 +721,55 @@ class TrainingLoop:
         if not isinstance(definition.value, cst.Call) or not definition.position:
             return None
         return self.returned_graph(definition.value, definition.position, depth)
+
+    def handed_back(self, definition: Optional[Definition]) -> Optional[cst.BaseExpression]:
+        """The argument a call hands back unchanged in the place `definition` takes of its result: `model` for
+        `model, preds, loss = contrastive_forward(model, cfg, inputs)` when every `return` of that function (of
+        this file, or of another file of the project) gives its parameter `model`, never rebound, there. The
+        name then holds the very object passed, with its graph state; None when the code does not show that."""
+        if definition is None:
+            return None
+        return self._remember(("handed back", id(definition)), lambda: self._handed_back(definition))
+
+    def _handed_back(self, definition: Definition) -> Optional[cst.BaseExpression]:
+        call = definition.value
+        if definition.kind != "assign" or definition.position is None or not isinstance(call, cst.Call) \
+                or not any(isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in call.args):
+            return None
+        found = self._called_function(call)
+        if found is None:
+            return None
+        function, functions = found
+        returns = functions.returns(function)
+        flow = functions.flow(function) if returns else None
+        parameters = set()
+        for returned, node in returns:
+            part = slot_of(returned, definition.position)
+            if not isinstance(part, cst.Name):
+                return None
+            reaching = flow.reaching(node, part.value)
+            if not reaching or any(d.kind != "parameter" for d in reaching):
+                return None  # rebound on some path: `h = cell(x, h)` before `return h`
+            parameters.add(part.value)
+        if len(parameters) != 1:
+            return None
+        return roles.argument_for(call, function, parameters.pop())
+
+    def _called_function(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, Functions]]:
+        """The function `call` runs, of this file or of another file of the project, with its file's functions."""
+        if self.functions is not None:
+            function = self.functions.callee(call, self.function) or self.functions.by_name(dotted_name(call.func) or "")
+            if function is not None:
+                return function, self.functions
+        project = self.names.project if self.names is not None else None
+        callee = dotted_name(call.func)
+        target = self.names.imported(callee) if project is not None and callee is not None else None
+        found = project.definition(*target) if target is not None else None
+        if found is None or not isinstance(found[1], cst.FunctionDef):
+            return None
+        module, function = found
+        project.used.add(str(module.path))
+        return function, module.functions
 
     def returned_graph(self, call: cst.Call, slot: Tuple[int, ...] = (), depth: int = 0) -> Optional[str]:
         """The graph state of what a function of this file returns (the `slot` an unpacking takes), read in its
@@ -755,7 +810,7 @@ class TrainingLoop:
                 return seen[key]
             seen[key] = graph.NO  # a cycle through a nested loop adds nothing new
             states = []
-            if name in stops or name in self._callables():
+            if name in stops or self.holds_module(name):
                 states.append(graph.NO)
             else:
                 for definition in self.iteration.reaching(node, name):
@@ -767,6 +822,10 @@ class TrainingLoop:
                     elif (definition.kind == "target" and definition.syntax is self.node) or definition.kind in (
                             "del", "effect") or graph.cuts(definition, self.names):
                         states.append(graph.NO)
+                    elif definition.kind == "assign" and self.handed_back(definition) is not None:
+                        # `model, preds = forward(model, x)`: the very object passed
+                        states.append(graph.graph_state(self.handed_back(definition), self.names,
+                                                        at(definition.node), inherited=True))
                     elif definition.kind == "assign" or definition.kind == "target":
                         # A nested loop's target holds elements of its iterable; a function of the file called
                         # without inputs (`artist_works()`) is read in its own body.
@@ -812,6 +871,11 @@ class TrainingLoop:
                                                 and isinstance(default.expression, literal)):
                 return graph.NO
         return graph.UNKNOWN
+
+    def holds_module(self, name: str) -> bool:
+        """`name` holds a module (or a function), not a tensor: the loop's function calls it (`model(x)`) or reads
+        its parameters (`Adam(model.parameters())`, `clip_grad_norm_(model.parameters(), 1.0)`)."""
+        return name in self._callables()
 
     def _optimized_tensors(self) -> FrozenSet[str]:
         """Names listed in the parameters of a torch optimizer the loop's function builds: `image` in
@@ -869,6 +933,36 @@ class TrainingLoop:
             elif not models and single_optimizer and reset.target not in self.optimizer_names:
                 affecting.append(reset)
         return affecting
+
+    def modules_left_unreset(self, optimizer: str) -> Optional[FrozenSet[str]]:
+        """The modules `optimizer` holds parameters of that no reset in the loop clears, when its construction
+        shows all it holds: resets of other optimizers and of modules count for the modules they hold
+        (`info_optimizer = Adam(itertools.chain(G.parameters(), D.parameters()))` is cleared by
+        `D_optimizer.zero_grad()` over D's parameters and `G_optimizer.zero_grad()` over G's together; with
+        only the first, `G` is left). Empty when every one is cleared (by one of the constructions the file
+        binds to it, if several); None when what it holds is not all known (`Adam(list(model.parameters()) +
+        [log_alpha])`, a factory, a parameter of the function)."""
+        return self._remember(("unreset", optimizer), lambda: self._modules_left_unreset(optimizer))
+
+    def _modules_left_unreset(self, optimizer: str) -> Optional[FrozenSet[str]]:
+        holdings = roles.optimizer_parameters(optimizer, self.names) if self.names is not None else None
+        if not holdings or any(not held.complete or not held.owners for held in holdings):
+            return None
+        cleared: Set[str] = set()
+        for reset in self.resets:
+            if reset.kind not in ("zero_grad", "parameters") or not reset.target:
+                continue
+            if reset.target == optimizer:
+                return frozenset()
+            others = roles.optimizer_parameters(reset.target, self.names)
+            if others is not None:  # `D_optimizer.zero_grad()`: every module it holds whole
+                cleared.update(module for held in others for module in held.whole)
+            elif reset.target not in self.optimizer_names:  # an optimizer whose parameters the code does not show
+                cleared.add(reset.target)  # `netD.zero_grad()`, `for p in netD.parameters(): p.grad = None`
+        left = [frozenset(owner for owner in held.owners
+                          if not any(roles.covers(module, owner, self.names) for module in cleared))
+                for held in holdings]
+        return frozenset() if not all(left) else frozenset().union(*left)
 
     def resets_wiping(self, step: StepSite) -> List[ResetSite]:
         """Resets that run after a backward and before `step` on every path to it, with no backward

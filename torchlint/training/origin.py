@@ -195,21 +195,42 @@ class OriginTracer:
                         reductions.add(reduction(value))
             if reductions:
                 return LossOrigin(reductions=frozenset(reductions), sources=(callee,))
-            returned = self._returned(callee, depth, slot)
+            returned = self._returned(callee, depth, slot, at)
             if returned is None:
                 returned = self._returned_elsewhere(callee, depth, slot)
             if returned is not None:
                 return returned
         return LossOrigin(reductions=frozenset({"unknown"}), sources=(callee or "a call",))
 
-    def _returned(self, callee: str, depth: int, slot: Tuple[int, ...] = ()) -> Optional[LossOrigin]:
-        """What a function of this file returns (`compute_loss(model, batch)`), traced in its own body: divided
-        only if every `return` is."""
+    def _returned(self, callee: str, depth: int, slot: Tuple[int, ...] = (), at: int = -1) -> Optional[LossOrigin]:
+        """What a function of this file returns (`compute_loss(model, batch)`, or the `forward` of an object of a
+        class of this file that `callee` holds at node `at`), traced in its own body: divided only if every
+        `return` is."""
         functions = getattr(self.loop, "functions", None)
-        function = functions.by_name(callee) if functions is not None else None
+        if functions is None:
+            return None
+        function = functions.by_name(callee) or self._object_call(callee, functions, at)
         if function is None:
             return None
         return self._traced_returns(function, functions, self.names, depth, slot)
+
+    def _object_call(self, callee: str, functions, at: int) -> Optional[cst.FunctionDef]:
+        """`criterion = SSDLoss(...)`, then `criterion(...)`: the `__call__` (or the module's `forward`) of that
+        class of this file, which the call runs (the same-file twin of `_returned_elsewhere`'s built objects).
+        The values `callee` may hold at `at`, or for a name this function does not bind (`self.criterion`),
+        the file's one binding of it."""
+        values = self.loop.values_at(callee, at) if at >= 0 else []
+        if not values:
+            values = self.names.values_of(callee)
+            if len(values) != 1:
+                return None
+        constructors = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
+        if len(constructors) != 1:
+            return None
+        constructor = constructors.pop()
+        if constructor is None or "." in constructor:
+            return None
+        return functions.method_of_class(constructor, "__call__") or functions.method_of_class(constructor, "forward")
 
     def _returned_elsewhere(self, callee: str, depth: int, slot: Tuple[int, ...]) -> Optional[LossOrigin]:
         """What a function of another file of the project returns (`masked_mean(...)` imported from it), or the

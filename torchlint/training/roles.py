@@ -9,14 +9,15 @@ file does not say.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from torchlint.flow.cfg import block_of
 from torchlint.training.graph import value_names
-from torchlint.names import (GRAD_SCALERS, ModuleNames, dotted_name, is_true, keyword, last_component, positional,
-                             short_callee, slot_of)
+from torchlint.names import (GRAD_SCALERS, OPTIMIZER_FACTORIES, ModuleNames, dotted_name, is_true, iter_names, keyword,
+                             last_component, positional, prefixes, short_callee, slot_of)
 from torchlint.training import frameworks
 from torchlint.walk import calls_in, preorder
 
@@ -287,6 +288,123 @@ def parameter_owners(expression: cst.BaseExpression, names: ModuleNames, follow:
     return owners
 
 
+@dataclass(frozen=True)
+class HeldParameters:
+    """The tensors an optimizer is built over, as far as its construction shows them."""
+
+    whole: FrozenSet[str]  # modules all of whose parameters it holds: `model.parameters()`
+    part: FrozenSet[str]  # modules some of whose parameters it holds: `[p for p in model.parameters() if ...]`
+    complete: bool  # it holds nothing else: every tensor it holds is a parameter of one of these modules
+
+    @property
+    def owners(self) -> FrozenSet[str]:
+        return self.whole | self.part
+
+
+_UNREAD = HeldParameters(frozenset(), frozenset(), False)
+# Calls whose result is the elements of their arguments, one after the other.
+_CHAINS = frozenset({"list", "tuple", "itertools.chain", "chain"})
+
+
+def optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[Tuple[HeldParameters, ...]]:
+    """What `optimizer` holds, for each construction the file binds to it (`Adam(itertools.chain(
+    G.parameters(), D.parameters()))`, `SGD([{"params": model.backbone.parameters()}, ...])`); None when it is
+    bound to anything but a torch optimizer class called on its parameters (a factory, `prepare(...)`, a
+    parameter of a function)."""
+    memo = names.memo.setdefault("optimizer_parameters", {})
+    if optimizer not in memo:
+        memo[optimizer] = _optimizer_parameters(optimizer, names)
+    return memo[optimizer]
+
+
+def _optimizer_parameters(optimizer: str, names: ModuleNames) -> Optional[Tuple[HeldParameters, ...]]:
+    values = names.values_of(optimizer)
+    if not values:
+        return None
+    held = []
+    for value in values:
+        qualified = names.callee(value) if isinstance(value, cst.Call) else None
+        if qualified is None or qualified in OPTIMIZER_FACTORIES or not names.is_optimizer_class(qualified):
+            return None
+        params = positional(value, 0) or keyword(value, "params")
+        if params is None:
+            return None
+        held.append(held_parameters(params, names))
+    return tuple(held)
+
+
+def held_parameters(params: cst.BaseExpression, names: ModuleNames, depth: int = 0) -> HeldParameters:
+    """The modules whose parameters an optimizer's `params` argument holds: `model.parameters()`, a chain
+    or a list of them (`itertools.chain(G.parameters(), D.parameters())`, `[*G.parameters(),
+    *D.parameters()]`, `list(a.parameters()) + list(b.parameters())`), parameter groups (`[{"params":
+    ..., "lr": ...}, ...]`), a selection of one module's (`filter(lambda p: p.requires_grad,
+    model.parameters())`, `[p for n, p in model.named_parameters() if ...]`: part of it), or a name the file
+    binds to one of these. Anything else (`[log_alpha]`, `model.fc.weight`, a parameter of a function) makes
+    the answer incomplete."""
+    if depth > 8:
+        return _UNREAD
+    parts: List[HeldParameters] = []
+    if isinstance(params, cst.Call):
+        func = params.func
+        callee = dotted_name(func) or ""
+        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+            owner = dotted_name(func.value)
+            if owner is None:
+                return _UNREAD
+            return HeldParameters(frozenset({owner}), frozenset(), True)
+        if callee in _CHAINS and params.args and all(arg.star == "" and arg.keyword is None for arg in params.args):
+            parts = [held_parameters(arg.value, names, depth + 1) for arg in params.args]
+        elif callee == "filter" and len(params.args) == 2:
+            selected = held_parameters(params.args[1].value, names, depth + 1)
+            return HeldParameters(frozenset(), selected.owners, selected.complete)
+        else:
+            return _UNREAD
+    elif isinstance(params, (cst.List, cst.Tuple)):
+        if not params.elements:
+            return _UNREAD
+        for element in params.elements:
+            if isinstance(element, cst.StarredElement) or isinstance(element.value, cst.Dict):
+                parts.append(held_parameters(element.value, names, depth + 1))
+            else:
+                return _UNREAD  # one tensor: `[log_alpha]`, `[model.fc.weight]`
+    elif isinstance(params, cst.Dict):
+        groups = [e.value for e in params.elements
+                  if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                  and e.key.evaluated_value == "params"]
+        if len(groups) != 1:
+            return _UNREAD
+        return held_parameters(groups[0], names, depth + 1)
+    elif isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):
+        parts = [held_parameters(params.left, names, depth + 1), held_parameters(params.right, names, depth + 1)]
+    elif isinstance(params, (cst.ListComp, cst.GeneratorExp)):
+        clause = params.for_in
+        if clause.inner_for_in is not None or dotted_name(params.elt) is None \
+                or dotted_name(params.elt) not in iter_names(clause.target):
+            return _UNREAD
+        selected = held_parameters(clause.iter, names, depth + 1)
+        return HeldParameters(frozenset(), selected.owners, selected.complete)
+    elif isinstance(params, (cst.Name, cst.Attribute)):
+        values = names.values_of(dotted_name(params) or "")
+        if not values:
+            return _UNREAD
+        parts = {held_parameters(value, names, depth + 1) for value in values}
+        # `params` bound to different modules' parameters (in two functions): which one reaches is not read here
+        return parts.pop() if len(parts) == 1 else _UNREAD
+    else:
+        return _UNREAD
+    whole = frozenset().union(*(p.whole for p in parts))
+    return HeldParameters(whole, frozenset().union(*(p.part for p in parts)) - whole, all(p.complete for p in parts))
+
+
+def covers(reset_module: str, owner: str, names: ModuleNames) -> bool:
+    """`reset_module.zero_grad()` clears every gradient of `owner`: the same module (by an alias too), a
+    module holding it (`model` holds `model.backbone`), or a wrapper's `.module`."""
+    if reset_module.endswith(".module"):
+        reset_module = reset_module[: -len(".module")]
+    resetting = names.aliases_of(reset_module)
+    return any(names.aliases_of(part) & resetting for part in prefixes(owner))
+
+
 def scheduled_optimizer(scheduler: str, optimizers: FrozenSet[str], names: ModuleNames) -> Optional[str]:
     """`opt_g` for `sched_g = ExponentialLR(opt_g, gamma=...)`, when it is one of the loop's optimizers."""
     for value in names.values_of(scheduler):
@@ -396,7 +514,7 @@ def grad_divisor(node: cst.CSTNode, names: ModuleNames,
     if len(factors) != 1:
         return None
     ((operation, parameter),) = factors
-    argument = _argument_for(node, function, parameter) if parameter is not None else None
+    argument = argument_for(node, function, parameter) if parameter is not None else None
     if argument is None:
         return None
     return argument if operation == "div" else _denominator(argument)
@@ -439,7 +557,7 @@ def _denominator(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+def argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
     """What `call` passes for `function`'s parameter `parameter` (by keyword or position, `self` skipped)."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == parameter:
