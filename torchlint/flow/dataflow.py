@@ -121,6 +121,26 @@ class FunctionFlow:
         bits = self._incoming.get(node, 0) & self.masks.get(name, 0)
         return [self.graph.definitions[index] for index in _bits(bits) if self.graph.definitions[index].name == name]
 
+    def replaces(self, name: str) -> bool:
+        """Every call that returns replaces `name`: on each path from the entry to a `return` or the end,
+        an assignment gives it a value not computed from the one it had on entry (`self.model =
+        build()`, then `self.model = wrap(self.model)` still counts; `self.model = self.model.to(d)` alone
+        does not). A `raise` is not a way through."""
+        graph = self.graph
+        stops = {definition.node for definition in graph.definitions
+                 if definition.name == name and definition.kind == "assign" and not definition.reads_itself}
+        seen: Set[int] = set()
+        stack = [graph.entry]
+        while stack:
+            node = stack.pop()
+            if node in seen or node in stops or node in graph.raising:
+                continue
+            if node == graph.exit:
+                return False
+            seen.add(node)
+            stack.extend(graph.nodes[node].succ)
+        return True
+
     def leaving(self, node: int, name: str) -> List[Definition]:
         """Definitions of `name` that may hold right after `node`."""
         own = [definition for definition in self.graph.nodes[node].definitions if definition.name == name]

@@ -73,7 +73,11 @@ of a module built in it on every path (`probe = nn.Linear(d, k)`, `head =
 MLP(...).to(device)`, `model = build_model(cfg)` with a `build_model` of
 this file that returns a new module; also when a function of this file the
 loop calls builds both, one or two calls deep): its tensors start with no
-gradient. An optimizer rebuilt every iteration over `model.parameters()` of
+gradient. So does a helper's optimizer built on every call over the module
+it is handed, when the loop hands it a module built in that iteration
+(`model = AutoModel.from_pretrained(path)`, or a method of this file run
+earlier in the iteration that sets `self.model` anew on every call) and
+calls the helper once per iteration. An optimizer rebuilt every iteration over `model.parameters()` of
 a model built before the loop resets nothing, and is flagged; so is one over
 a new module that wraps an existing one (`nn.Sequential(backbone, head)`).
 """
@@ -335,20 +339,49 @@ def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleN
     where the optimizer and the module may come from a helper it calls (`head, opt = make_head(d)`). Not
     when any of its tensors could be a model's parameters from before: `SGD(model.parameters())` over a
     model built before the loop, or a new module wrapping one (`nn.Sequential(backbone, head)`)."""
-    if step.via is None:
-        scope = roles.ModuleScope(names, loop.flow, loop.functions,
+    iteration = roles.ModuleScope(names, loop.flow, loop.functions,
                                   before=lambda name: loop.flow.entering(loop.iteration.region, name),
-                                  reaching=lambda name, at: loop.reaching(name, at))
+                                  reaching=lambda name, at: loop.reaching(name, at),
+                                  renewed=lambda name, at: _renewed_by_call(loop, name, at))
+    if step.via is None:
+        scope = iteration
         receiver, at = step.receiver, step.point[0]
     else:
         via = step.via  # read where the step is: in a function of this file, or of another file of the project
         functions = via.elsewhere.functions if via.elsewhere is not None else loop.functions
-        scope = roles.ModuleScope(via.names(names), via.flow, functions)
+
+        # The loop hands the helper a module built for this iteration, and steps it through this call only:
+        # a second call of the helper in the same iteration would find the first one's gradients.
+        alone = not any(other.via is not None and other.via.function is via.function and other.via.call is not via.call
+                        for other in loop.optimizer_steps)
+
+        def passed(parameter: str) -> bool:
+            argument = via.rename(parameter)
+            return alone and argument is not None and roles.builds_new_module(
+                cst.parse_expression(argument), step.point[0], iteration)
+
+        scope = roles.ModuleScope(via.names(names), via.flow, functions, passed=passed)
         scaled = positional(via.site, 0) if step.via_scaler else None
         receiver = dotted_name(scaled) if scaled is not None else dotted_name(getattr(via.site.func, "value", None))
         at = via.node
     definitions = scope.reaching(receiver, at) if receiver else []
     return bool(definitions) and all(_fresh_optimizer(d, scope) for d in definitions)
+
+
+def _renewed_by_call(loop: TrainingLoop, name: str, at: int) -> bool:
+    """A method of this file that the iteration runs before `at` replaces `self.<x>` on every call
+    (`self._create_model(...)` setting `self.model = AutoModel.from_pretrained(path)`): what `name` holds at
+    `at` is that call's, not the module from before the loop."""
+    if not name.startswith("self.") or loop.functions is None:
+        return False
+    for call in loop.calls:
+        func = call.node.func if isinstance(call.node, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and dotted_name(func.value) == "self") or call.depth:
+            continue
+        method = loop.functions.callee(call.node, loop.function)
+        if method is not None and loop.dominates(call, at) and loop.functions.flow(method).replaces(name):
+            return True
+    return False
 
 
 def _fresh_optimizer(definition, scope: roles.ModuleScope) -> bool:

@@ -651,12 +651,18 @@ class ModuleScope:
     iteration of a loop, where a `start` definition is the value from before the iteration and `before`
     gives the function's definitions entering the loop)."""
 
-    def __init__(self, names: ModuleNames, flow, functions, before=None, reaching=None) -> None:
+    def __init__(self, names: ModuleNames, flow, functions, before=None, reaching=None, renewed=None,
+                 passed=None) -> None:
         self.names = names
         self.flow = flow
         self.functions = functions
         self._before = before
         self._reaching = reaching
+        # `renewed(name, at)`: a call of this file that runs before `at` in the same iteration puts a value
+        # of its own in `name` (`self._create_model()` setting `self.model`), so it is not the one from before.
+        self.renewed = renewed
+        # `passed(parameter)`: the caller hands this function a module built for this call.
+        self.passed = passed
         self._uses: Optional[Set[str]] = None
 
     def reaching(self, name: str, at: int):
@@ -706,9 +712,14 @@ def builds_new_module(value: Optional[cst.BaseExpression], at: int, scope: Modul
     if isinstance(value, (cst.Name, cst.Attribute)):
         name = dotted_name(value)
         definitions = scope.reaching(name, at) if name is not None else []
+        if definitions and scope.renewed is not None and all(d.kind == "start" for d in definitions) \
+                and scope.renewed(name, at):
+            return True
         return bool(definitions) and all(_new_module_definition(d, scope, depth + 1) for d in definitions)
     if not isinstance(value, cst.Call):
         return False
+    if _loads_new_module(value):
+        return not any(may_hold_module(arg.value, at, scope, depth + 1) for arg in value.args)
     if _is_class(value, scope.names):
         return not any(may_hold_module(arg.value, at, scope, depth + 1) for arg in value.args)
     builder = scope.functions.by_name(dotted_name(value.func) or "") if scope.functions is not None else None
@@ -719,7 +730,18 @@ def builds_new_module(value: Optional[cst.BaseExpression], at: int, scope: Modul
     return bool(returns) and all(builds_new_module(returned, node, inner, depth + 1) for returned, node in returns)
 
 
+def _loads_new_module(call: cst.Call) -> bool:
+    """`AutoModel.from_pretrained(path)`, `model_class.from_config(cfg)`: a class's constructor that loads
+    a module of its own, whose parameters are new."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOADERS
+
+
+_LOADERS = frozenset({"from_pretrained", "from_config"})
+
+
 def _new_module_definition(definition, scope: ModuleScope, depth: int) -> bool:
+    if definition.kind == "parameter":
+        return scope.passed is not None and scope.passed(definition.name)
     if definition.kind != "assign" or definition.value is None:
         return False
     if definition.unpacked:
@@ -785,4 +807,7 @@ def may_hold_module(value: cst.BaseExpression, at: int, scope: ModuleScope, dept
         return any(may_hold_module(part, at, scope, depth + 1) for part in parts)
     if isinstance(value, (cst.Tuple, cst.List)):
         return any(may_hold_module(element.value, at, scope, depth + 1) for element in value.elements)
+    if isinstance(value, cst.Dict):  # a configuration: `{"r": 8, "modules_to_save": [name]}`
+        return any(not isinstance(element, cst.DictElement) or may_hold_module(element.value, at, scope, depth + 1)
+                   for element in value.elements)
     return True
