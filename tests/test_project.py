@@ -237,3 +237,29 @@ def test_a_name_read_in_a_function_is_bound_there_or_in_the_module():
     assert summary.values_of("other", "scaler") == (None,)  # a parameter: what its callers pass
     assert summary.values_of("", "scaler") == (None,)
     assert summary.imports["NativeScaler"] == (0, "util.misc.NativeScaler")
+
+
+def test_a_template_that_calls_into_the_projects_training_is_no_syntax_error_in_a_walk(torchlint, tmp_path):
+    """A walked file with no backward of its own is read for the training it reaches in another file; its syntax
+    is not judged (a cookiecutter template of engine.py, `{% if %}` around Python, is no broken program), while
+    the real engine.py keeps its finding."""
+    shutil.copytree(SCALER_BUG, tmp_path / "project")
+    template = tmp_path / "project" / "template_engine.py"
+    template.write_text(
+        "from util.misc import NativeScalerWithGradNormCount as NativeScaler\n\n\n"
+        "def train(model, loader, optimizer, criterion):\n"
+        "    loss_scaler = NativeScaler()\n"
+        "    for x, y in loader:\n"
+        "{% if cookiecutter.amp %}\n"
+        "        loss = criterion(model(x), y)\n"
+        "{% endif %}\n"
+        "        loss_scaler(loss, optimizer, parameters=model.parameters())\n")
+    from torchlint.engine import may_train
+
+    assert may_train(template.read_text(), str(template))  # read for the training it reaches in util/misc.py
+    result = torchlint(".", "--output-format", "json", cwd=tmp_path / "project")
+    found = [(d["path"], d["line"], d["code"]) for d in json.loads(result.stdout)]
+    assert found == [("engine.py", 24, "TL003")]
+    # Named on the command line, it is judged: it does not parse.
+    named = torchlint("template_engine.py", "--output-format", "json", cwd=tmp_path / "project")
+    assert [d["code"] for d in json.loads(named.stdout)] == ["TL000"]

@@ -292,16 +292,18 @@ def checks_syntax(text: str, walked: bool, path: str = "") -> bool:
     Always for a file named on the command line, read from standard input or open in an editor. For a file
     found by walking a folder (`walked`), only when it may hold a training loop: those are the files
     torchlint parses anyway, so a walk over a big tree parses no other file (CPython's parser would take
-    twice as long as the rest of a cold run of the torch package).
+    twice as long as the rest of a cold run of the torch package). A walked file whose only training is in
+    another file it calls (`may_train`) is analysed when it parses, but its syntax is not judged: a template
+    in the project's tree (cookiecutter's `{% if %}` around Python) is no broken program.
     """
-    return not walked or may_train(text, path)
+    return not walked or may_hold_training_loop(text)
 
 
 def skipped_unparsed(text: str, walked: bool = False, path: str = "") -> bool:
     """Whether `text` has no findings without parsing it: `# torchlint: noqa`, or it was found by walking a
-    folder and cannot hold a training loop (`checks_syntax`; with `$TORCHLINT_NO_PREFILTER` it is parsed
-    anyway, and the caller drops its TL000)."""
-    return _file_noqa(text) or (prefiltering() and not checks_syntax(text, walked, path))
+    folder and cannot hold a training loop, of its own or through another file of the project (`may_train`;
+    with `$TORCHLINT_NO_PREFILTER` it is parsed anyway, and the caller drops its TL000)."""
+    return _file_noqa(text) or (prefiltering() and walked and not may_train(text, path))
 
 
 def _file_noqa(text: str) -> bool:
