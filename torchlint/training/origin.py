@@ -161,6 +161,10 @@ class OriginTracer:
             receiver = func.value
             if method in ("div", "div_", "true_divide"):
                 return self.trace(receiver, at, depth).as_divided()
+            factor = positional(node, 0)
+            if method in ("mul", "mul_", "multiply") and factor is not None and qualified is None:
+                # `loss.sum().mul(scale / total)` is `loss.sum() * (scale / total)`
+                return self._binary(cst.BinaryOperation(receiver, cst.Multiply(), factor), at, depth)
             if method in ("mean", "sum") and qualified is None:
                 traced = self.trace(receiver, at, depth)
                 if "none" in traced.reductions:
