@@ -5,8 +5,10 @@
 Flags `optimizer.step()` (or `scaler.step(optimizer)`) in a loop that calls
 `backward()` when nothing in the loop resets gradients: no
 `optimizer.zero_grad()`, no `model.zero_grad()`, no `p.grad = None` or
-`p.grad.zero_()` over parameters, and no call to a helper defined in the same
-file that does one of these. A reset before the loop only runs once, so it
+`p.grad.zero_()` over parameters, no gradient replaced over them (`for g, p in
+zip(grads, model.parameters()): p.grad = g`, a value that does not read
+`p.grad`), and no call to a helper defined in the same file that does one of
+these. A reset before the loop only runs once, so it
 does not count. A module's reset counts for the optimizers that hold that
 module's parameters: in a GAN, `netD.zero_grad()` does not reset
 `optimizerG = Adam(netG.parameters())`. A class of this file is an
@@ -491,8 +493,9 @@ def _resets_for(loop: TrainingLoop, optimizer: str) -> List[ResetSite]:
     left = loop.modules_left_unreset(optimizer)
     found = []
     for reset in loop.resets:
-        if reset.kind != "zero_grad" or reset.target == optimizer:
-            found.append(reset)
+        if reset.kind not in ("zero_grad", "assigned") or reset.target == optimizer \
+                or (reset.kind == "assigned" and not reset.target):
+            found.append(reset)  # gradients replaced (`p.grad = g`) over a model's parameters: as its zero_grad()
         elif left is not None:
             if not left:
                 found.append(reset)  # with the others, it clears every module the optimizer holds

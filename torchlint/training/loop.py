@@ -927,7 +927,8 @@ class TrainingLoop:
                     affecting.append(reset)
                 continue
             if reset.kind not in ("zero_grad", "parameters") or (reset.kind == "parameters" and not reset.target):
-                continue  # `delta.grad.zero_()` on a tensor of its own; a helper that resets only sometimes
+                continue  # `delta.grad.zero_()` on a tensor of its own; a helper that resets only sometimes; gradients
+                # replaced (`p.grad = g`): the step applies the new ones
             if reset.target == step.receiver or any(roles.same_module(reset.target, model) for model in models):
                 affecting.append(reset)
             elif not models and single_optimizer and reset.target not in self.optimizer_names:
@@ -950,7 +951,7 @@ class TrainingLoop:
             return None
         cleared: Set[str] = set()
         for reset in self.resets:
-            if reset.kind not in ("zero_grad", "parameters") or not reset.target:
+            if reset.kind not in ("zero_grad", "parameters", "assigned") or not reset.target:
                 continue
             if reset.target == optimizer:
                 return frozenset()
@@ -1068,8 +1069,9 @@ class TrainingLoop:
         found = SiteCollector(self.names, graph, region, self.flow.iteration(region), self.function,
                               lambda: self.functions).collect()
         for reset in found.resets:
-            if reset.kind != "zero_grad" or reset.target == window.optimizer or not window.models:
-                return None
+            if reset.kind not in ("zero_grad", "assigned") or reset.target == window.optimizer or not window.models \
+                    or (reset.kind == "assigned" and not reset.target):
+                return None  # gradients replaced (`p.grad = g`) count as a reset of the parameters the loop walks
             if any(roles.same_module(reset.target, model) for model in window.models):
                 return None
         return region.statement

@@ -110,7 +110,7 @@ class ResetSite(Site):
     """
 
     target: str = ""
-    kind: str = "zero_grad"  # zero_grad | parameters | helper | helper-maybe
+    kind: str = "zero_grad"  # zero_grad | parameters | assigned (`p.grad = g`) | helper | helper-maybe
     action: Optional[cst.CSTNode] = None  # in a loop over parameters (the site's node): `p.grad = None`
 
     def quote(self, code) -> str:
@@ -239,6 +239,9 @@ class SiteCollector:
                 self._reset(node.syntax, node, rank, definition.name[:-len(".grad")])
             elif target is not None and roles.scales_grad_assignment(target, definition.operator, definition.value):
                 self.found.scalings.append(ScaleSite(self._next(), node.syntax, **common))
+            elif definition.name.endswith(".grad") and definition.kind == "assign" and definition.value is not None \
+                    and not definition.reads_itself:
+                self._assigned(node.syntax, node, definition.name[:-len(".grad")])
             self.found.assignments.append(
                 Assignment(self._next(), node.syntax, target=definition.name, operator=definition.operator,
                            value=definition.value, definition=definition, **common))
@@ -257,6 +260,18 @@ class SiteCollector:
             return  # `p.grad.detach_(); p.grad.zero_()`: one reset
         self.found.resets.append(ResetSite(self._next(), walk, target=target, kind="parameters", action=syntax,
                                            **self._common(start, 0)))
+
+    def _assigned(self, syntax: cst.CSTNode, node: Node, owner: str) -> None:
+        """`p.grad = g` (a value that does not read `p.grad`) in a loop over parameters (`for g, p in zip(grads,
+        model.parameters()):`): what backward accumulated there is thrown away, each gradient replaced. A reset
+        of its kind, "assigned": it clears what earlier iterations left (missing-zero-grad), but the gradients the
+        step then applies are the new ones, set on purpose between backward and step. One tensor's gradient
+        set outside such a loop is none."""
+        target, walk = self._parameters_of(owner, node)
+        if walk is None or any(reset.node is walk for reset in self.found.resets):
+            return
+        self.found.resets.append(ResetSite(self._next(), walk, target=target, kind="assigned", action=syntax,
+                                           **self._common(self.graph.iterable_node(walk), 0)))
 
     def _parameters_of(self, name: str, node: Node) -> Tuple[str, Optional[cst.For]]:
         """(`model`, the loop) for `p` in `for p in model.parameters():`; (`opt`, the outer loop) for
