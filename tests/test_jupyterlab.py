@@ -390,6 +390,7 @@ def notebook_in_jupyterlab(tmp_path: Path, server_config: dict, user_settings: D
 
 
 def test_jupyterlab_shows_torchlints_findings_in_the_cells_they_belong_to(tmp_path):
+    require_tools()  # before Selenium is imported: a machine with Chromium but without the extra skips
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
