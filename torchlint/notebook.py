@@ -196,7 +196,7 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
             lines[-1] += "\n"
         dedent = _leading_indent(lines)
         if dedent:
-            lines = [line[len(dedent):] if _dedented(line, dedent) else line for line in lines]
+            lines = _without_indent(lines, dedent)
         linted, error = _is_python_cell(cell, lines), None
         if linted:
             program_lines, masked = _mask(lines, mask_ids)
@@ -330,6 +330,11 @@ def _leading_indent(lines: List[str]) -> str:
 def _dedented(line: str, dedent: str) -> bool:
     """Whether IPython strips the cell's leading indent `dedent` from this line of it."""
     return bool(dedent) and _is_code_line(line) and line.startswith(dedent)
+
+
+def _without_indent(lines: List[str], dedent: str) -> List[str]:
+    """The cell's lines as IPython runs them: `dedent` taken off the lines that start with it."""
+    return [line[len(dedent):] if _dedented(line, dedent) else line for line in lines]
 
 
 def _is_python_cell(cell: Dict[str, Any], lines: List[str]) -> bool:
@@ -631,7 +636,7 @@ def _indent_again(cell: CodeCell, lines: List[str]) -> List[str]:
         original[-1] += "\n"
     if all(_dedented(line, cell.dedent) for line in original if _is_code_line(line)):
         return [cell.dedent + line if _is_code_line(line) else line for line in lines]
-    read = [line[len(cell.dedent):] if _dedented(line, cell.dedent) else line for line in original]
+    read = _without_indent(original, cell.dedent)
     out: List[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, read, lines, autojunk=False).get_opcodes():
         if tag == "equal":
