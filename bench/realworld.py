@@ -103,6 +103,13 @@ CSV with the header ``repo,commit,path,line,code,verdict,class,reason,fix``.
   give recall: reported true positives / (those + the misses still unreported). A finding
   that matches a missed row is listed for auditing.
 
+The hand-hunted sample, ``realworld_hunted.csv`` next to the audit (``--hunted FILE``), lists
+every bug found by reading a half's training loops by hand, without torchlint's output,
+whether torchlint reports it or not: ``repo,commit,path,line,code,class,reason``. The report
+gives, per half, how many of them torchlint reports (a finding of the bug's rule in its file,
+or cell, at most five lines away counts) — recall on a sample nobody chose by torchlint's
+output, unlike TP / (TP + missed), whose true positives are torchlint's own.
+
 The script uses the standard library only and never imports torch.
 """
 
@@ -125,6 +132,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
 DEFAULT_AUDIT = HERE / "realworld_audit.csv"
+DEFAULT_HUNTED = HERE / "realworld_hunted.csv"
+HUNTED_HEADER = ["repo", "commit", "path", "line", "code", "class", "reason"]
+HUNT_SLACK = 5  # a hunted bug is reported by a finding of its rule in its file (cell) this many lines away at most
 DEFAULT_GIT_URL = "https://github.com/{owner}/{name}.git"
 HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason", "fix"]
 HALVES = ("seen", "tuning", "check", "tuning-2", "check-2", "tuning-3", "check-3")
@@ -290,6 +300,47 @@ def load_audit(path: Path) -> Audit:
     return audit
 
 
+def load_hunted(path: Path, audit: Audit) -> list:
+    """The bugs found by reading training loops by hand, reported by torchlint or not (module docstring)."""
+    if not path.is_file():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise AuditError(f"{path}: cannot read: {e}") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows = []
+    try:
+        header = next(reader, None)
+        if header != HUNTED_HEADER:
+            raise AuditError(f"{path}:1: the header must be {','.join(HUNTED_HEADER)}")
+        for fields in reader:
+            if not any(fields):
+                continue
+            where = f"{path}:{reader.line_num}"
+            if len(fields) != len(HUNTED_HEADER):
+                raise AuditError(f"{where}: expected {len(HUNTED_HEADER)} fields, got {len(fields)}")
+            repo, commit, rpath, line, code, klass, reason = fields
+            known = audit.repos.get(repo)
+            if known is None:
+                raise AuditError(f"{where}: repo {repo} has no manifest row in {audit.path}")
+            if commit != known.commit:
+                raise AuditError(f"{where}: commit {commit} differs from the manifest's {known.commit} for {repo}")
+            if not (line.isdigit() and int(line) > 0) or not CODE_RE.match(code) or not rpath or not reason:
+                raise AuditError(f"{where}: a hunted row needs a path, a positive line, a code like TL003 and a reason")
+            rows.append(Row(repo, commit, rpath, int(line), code, "hunted", klass, reason, reader.line_num))
+    except csv.Error as e:
+        raise AuditError(f"{path}:{reader.line_num}: {e}") from None
+    return rows
+
+
+def hunted_reported(row: Row, findings: list) -> bool:
+    """A finding of the hunted bug's rule in its file (and cell) within HUNT_SLACK lines reports it."""
+    return any(
+        f["code"] == row.code and f["path"] == row.path and abs(f["line"] - row.line) <= HUNT_SLACK for f in findings
+    )
+
+
 # ---------------------------------------------------------------------------- running torchlint
 
 
@@ -378,7 +429,7 @@ def checkout_revision(repo: Repo, folder: Path):
 # ---------------------------------------------------------------------------- comparison
 
 
-def compare(args, audit: Audit) -> int:
+def compare(args, audit: Audit, hunted: list = ()) -> int:
     checkouts = Path(args.checkouts)
     if not checkouts.is_dir():
         print(f"error: {checkouts}: no such folder (run with --checkout first)", file=sys.stderr)
@@ -396,6 +447,9 @@ def compare(args, audit: Audit) -> int:
     rows_by_repo = collections.defaultdict(list)
     for row in audit.rows:
         rows_by_repo[row.repo].append(row)
+    hunted_by_repo = collections.defaultdict(list)
+    for row in hunted:
+        hunted_by_repo[row.repo].append(row)
 
     summary = {
         "audit": str(audit.path),
@@ -413,6 +467,7 @@ def compare(args, audit: Audit) -> int:
         "breaking_safe_fixes": [],
         "found_misses": [],
         "misses": [],
+        "hunted_missed": [],
     }
     by_rule = collections.defaultdict(lambda: collections.Counter())
     fp_by_class = collections.Counter()
@@ -482,6 +537,15 @@ def compare(args, audit: Audit) -> int:
                     counts["fixed_fp"] += 1
                     by_rule[row.code]["fixed_fp"] += 1
                     summary["fixed_false_positives"].append(item)
+        for row in hunted_by_repo[repo.name]:
+            counts["hunted"] += 1
+            if hunted_reported(row, findings):
+                counts["hunted_found"] += 1
+            else:
+                summary["hunted_missed"].append(
+                    {"repo": row.repo, "path": row.path, "line": row.line, "code": row.code,
+                     "class": row.klass, "reason": row.reason}
+                )
         for rows in missed.values():
             for row in rows:  # hunted by hand, still not reported
                 counts["missed"] += 1
@@ -503,6 +567,8 @@ def compare(args, audit: Audit) -> int:
                 "lost_tp": counts["lost_tp"],
                 "fixed_fp": counts["fixed_fp"],
                 "missed": counts["missed"],
+                "hunted": counts["hunted"],
+                "hunted_found": counts["hunted_found"],
             }
         )
 
@@ -515,8 +581,10 @@ def compare(args, audit: Audit) -> int:
     summary["totals"] = dict(totals)
     summary["precision"] = precision(totals)
     summary["recall"] = recall(totals)
+    summary["hunted_recall"] = hunted_recall(totals)
     summary["halves"] = {
-        h: dict(c, precision=precision(c), recall=recall(c)) for h, c in halves.items() if c["repos"]
+        h: dict(c, precision=precision(c), recall=recall(c), hunted_recall=hunted_recall(c))
+        for h, c in halves.items() if c["repos"]
     }
     summary["by_rule"] = {
         code: dict(
@@ -545,7 +613,7 @@ def compare(args, audit: Audit) -> int:
     return 0 if clean else 1
 
 
-COUNTED = ("files", "findings", "tp", "fp", "unaudited", "lost_tp", "fixed_fp", "missed")
+COUNTED = ("files", "findings", "tp", "fp", "unaudited", "lost_tp", "fixed_fp", "missed", "hunted", "hunted_found")
 
 
 def precision(counts):
@@ -559,6 +627,11 @@ def recall(counts):
     if not counts["missed"]:
         return None
     return counts["tp"] / (counts["tp"] + counts["missed"])
+
+
+def hunted_recall(counts):
+    """Of the bugs found by reading loops by hand, the share torchlint reports; None without a hunt."""
+    return counts["hunted_found"] / counts["hunted"] if counts["hunted"] else None
 
 
 def aliases(repo: Repo) -> set:
@@ -622,15 +695,21 @@ def print_report(s):
     print(f"precision: TP / (TP + FP) = {tp} / {tp + fp} = {_pct(s['precision'])}", file=out)
     if s["recall"] is not None:
         print(f"recall: TP / (TP + missed) = {tp} / {tp + t.get('missed', 0)} = {_pct(s['recall'])}", file=out)
+    if s["hunted_recall"] is not None:
+        print(
+            f"hand-hunted bugs reported: {t.get('hunted_found', 0)} / {t.get('hunted', 0)} = {_pct(s['hunted_recall'])}",
+            file=out,
+        )
     if s["halves"]:
         print(file=out)
-        heads = ("repos", "findings", "TP", "FP", "unaudited", "missed", "precision", "recall")
+        heads = ("repos", "findings", "TP", "FP", "unaudited", "missed", "precision", "recall", "hunted")
         print(f"{'half':<9}" + "".join(f"{h:>10}" for h in heads), file=out)
         for half, c in s["halves"].items():
             print(
                 f"{half:<9}"
                 + "".join(f"{c.get(k, 0):>10}" for k in ("repos", "findings", "tp", "fp", "unaudited", "missed"))
-                + f"{_pct(c['precision']):>10}{_pct(c['recall']):>10}",
+                + f"{_pct(c['precision']):>10}{_pct(c['recall']):>10}"
+                + (f"{c['hunted_found']:>6}/{c['hunted']:<3}" if c.get("hunted") else f"{'':>10}"),
                 file=out,
             )
     if s["by_rule"]:
@@ -672,6 +751,7 @@ def print_report(s):
         ("LOST TRUE POSITIVES (audited TP no longer reported)", "lost_true_positives"),
         ("fixed false positives (audited FP no longer reported)", "fixed_false_positives"),
         ("hand-hunted bugs still missed", "misses"),
+        ("hand-hunted sample: bugs not reported", "hunted_missed"),
     ):
         items = s[key]
         if not items:
@@ -812,6 +892,10 @@ def main(argv=None) -> int:
     p.add_argument("--half", choices=HALVES, help="only the repositories of this half of the audit")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the report")
     p.add_argument(
+        "--hunted", metavar="FILE",
+        help=f"the bugs found by reading loops by hand, reported or not (default: {DEFAULT_HUNTED.name} next to the audit)",
+    )
+    p.add_argument(
         "--write-unaudited", metavar="FILE", help="write the unaudited findings as audit rows with verdict ?"
     )
     p.add_argument(
@@ -838,7 +922,12 @@ def main(argv=None) -> int:
         return 2
     if args.checkout:
         return make_checkouts(args, audit)
-    return compare(args, audit)
+    try:
+        hunted = load_hunted(Path(args.hunted) if args.hunted else Path(args.audit).with_name(DEFAULT_HUNTED.name), audit)
+    except AuditError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return compare(args, audit, hunted)
 
 
 if __name__ == "__main__":

@@ -110,3 +110,37 @@ def test_a_malformed_row_is_a_clear_error(tmp_path, row, message):
     proc = run(tmp_path, row + "\n", {})
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_the_hand_hunted_sample_gives_recall_per_half(tmp_path):
+    audit = f"""\
+        o/r,{A},,,,repo,check-3,"repo",
+        o/r,{A},train.py,4,TL004,TP,,"real",none
+        o/r,{A},train.py,30,TL016,missed,ddp forward,"all-reduce on every micro-batch",
+        o/s,{B},,,,repo,tuning,"other",
+    """
+    (tmp_path / "realworld_hunted.csv").write_text(
+        "repo,commit,path,line,code,class,reason\n"
+        f"o/r,{A},train.py,6,TL004,off by one,\"i % n with i from 0\"\n"  # reported two lines away
+        f"o/r,{A},train.py,30,TL016,ddp forward,\"no no_sync\"\n"
+        f"o/r,{A},train.py,4,TL003,undivided,\"a finding of another rule does not report it\"\n",
+        encoding="utf-8",
+    )
+    proc = run(tmp_path, audit, {"o__r": [finding(4, "TL004")], "o__s": []}, "--json")
+    summary = json.loads(proc.stdout)
+    assert summary["halves"]["check-3"]["hunted"] == 3
+    assert summary["halves"]["check-3"]["hunted_found"] == 1
+    assert summary["halves"]["check-3"]["hunted_recall"] == pytest.approx(1 / 3)
+    assert summary["halves"]["tuning"]["hunted_recall"] is None
+    assert {m["code"] for m in summary["hunted_missed"]} == {"TL016", "TL003"}
+    report = subprocess.run(proc.args[:-1], capture_output=True, text=True).stdout
+    assert "hand-hunted bugs reported: 1 / 3 = 33.3%" in report
+    assert "o/r train.py:30: TL016 -- no no_sync" in report
+
+
+def test_a_hunted_row_of_an_unknown_repo_is_a_clear_error(tmp_path):
+    (tmp_path / "realworld_hunted.csv").write_text(
+        f"repo,commit,path,line,code,class,reason\no/gone,{A},train.py,3,TL002,x,\"y\"\n", encoding="utf-8")
+    proc = run(tmp_path, f'o/r,{A},,,,repo,check,"r",\n', {"o__r": []})
+    assert proc.returncode == 2
+    assert "realworld_hunted.csv:2: repo o/gone has no manifest row" in proc.stderr
