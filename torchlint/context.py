@@ -170,9 +170,10 @@ class FileContext:
         return any(crossing.function_lines[0] <= edit.end_line and edit.line <= crossing.function_lines[1] + 1
                    for edit in fix.edits for crossing in self._crossings())
 
-    def where_the_rest_runs(self, node: cst.CSTNode) -> Optional[str]:
+    def where_the_rest_runs(self, node: cst.CSTNode, about: Optional[TrainingLoop] = None) -> Optional[str]:
         """For a finding that spans functions, where its other half lives: said at a called function's
-        line, where the loop that calls it is; said in the loop, which function runs its backward or step."""
+        line, where the loop that calls it is (`about`, the loop the finding is about, when it says; else the
+        first that reaches it); said in the loop, which function runs its backward or step."""
         crossings = self._crossings()
         frameworks = [loop for loop in self.loops if loop.framework is not None]
         elsewhere = self._elsewhere()
@@ -189,11 +190,16 @@ class FileContext:
                           "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
         for crossing in crossings:
-            if crossing.lines[0] <= line <= crossing.lines[1]:
+            if crossing.lines[0] <= line <= crossing.lines[1] and (about is None or crossing.loop is about):
                 via, function = crossing.site.via, crossing.loop.function
                 caller = f"the loop in `{function.name.value}()`" if function is not None else "the loop"
-                return (f"`{via.name}()` runs this on every call; {caller} calls it at line "
-                        f"{self.span(via.call)[0]}, once per iteration.")
+                calls = sorted({self.span(other.site.via.call)[0] for other in crossings
+                                if other.loop is crossing.loop and other.lines == crossing.lines
+                                and other.site.via.function is via.function})
+                if len(calls) == 1:
+                    return f"`{via.name}()` runs this on every call; {caller} calls it at line {calls[0]}, once per iteration."
+                lines = ", ".join(str(number) for number in calls[:-1]) + f" and {calls[-1]}"
+                return f"`{via.name}()` runs this on every call; {caller} calls it at lines {lines}."
         for loop in self.loops:
             if loop.framework is not None or not self.span(loop.node)[0] <= line <= self.span(loop.node)[2]:
                 continue

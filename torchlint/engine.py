@@ -250,7 +250,7 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
             for finding in rule().check(context):
                 line, column, end_line, end_column = context.span(finding.node)
                 message, fix = finding.message, finding.fix
-                elsewhere = context.where_the_rest_runs(finding.node)
+                elsewhere = context.where_the_rest_runs(finding.node, finding.loop)
                 if elsewhere is not None:  # a loop that spans functions: say where; no edit across them
                     message = f"{message} {elsewhere}"
                     fix = None if context.crosses_functions(fix) else fix
