@@ -421,7 +421,9 @@ class Functions:
             if project is not None:
                 callers = project.index.callers(str(project.importer), name)
                 here = os.path.abspath(str(project.importer))
-                if callers and any(os.path.abspath(path) != here for path, _ in callers):
+                others = sorted({path for path, _ in callers or () if os.path.abspath(path) != here})
+                if others:
+                    project.used.update(others)  # the answer rests on them
                     found = None  # another file calls it too, with what this file does not show
             if found is not None and not self._find_passings(self._module, (), None, function, found):
                 found = None
