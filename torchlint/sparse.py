@@ -106,7 +106,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 whole.add(id(method))
                 known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
                 grown = True
-    used = _users_of(tree, whole, {function.name for function in holders if function in tree.body})
+    used = _users_of(tree, whole, {function.name for function in holders if _top_level(function, tree)})
     for statement in used:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
@@ -266,10 +266,23 @@ def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int
                     users.append(user)
             pending.extend((child, inside) for child in _children(statement))
         found.extend(users)
-        functions = {user.name for user in users if isinstance(user, _FUNCTIONS) and user in tree.body}
+        functions = {user.name for user in users if isinstance(user, _FUNCTIONS) and _top_level(user, tree)}
         if not functions:
             break
     return found
+
+
+def _top_level(function: ast.stmt, tree: ast.Module) -> bool:
+    """A function of the module: defined at its top, or in an `if`/`try`/`with` there (as
+    `torchlint.training.calls.Functions` indexes them)."""
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        if statement is function:
+            return True
+        if isinstance(statement, (ast.If, ast.Try, ast.With)):
+            pending.extend(_children(statement))
+    return False
 
 
 def _own_parts(statement: ast.stmt) -> Iterable[ast.AST]:
