@@ -227,7 +227,8 @@ class FileContext:
         return None
 
     def _calls_from(self, crossing: "_Crossing", crossings: List["_Crossing"]) -> Tuple[str, List[int]]:
-        """(`the loop in \`test()\``, the lines of its calls of the function that runs the crossing's site)."""
+        """(how the loop is named, "the loop in `test()`"; the lines of its calls of the function that runs the
+        crossing's site)."""
         via, function = crossing.site.via, crossing.loop.function
         caller = f"the loop in `{function.name.value}()`" if function is not None else "the loop"
         calls = sorted({self.span(other.site.via.call)[0] for other in crossings
