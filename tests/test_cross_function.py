@@ -95,3 +95,21 @@ def test_sites_one_call_runs_keep_the_order_of_the_called_function():
     assert loop.dominates(optimizer_step, scheduler_step) and loop.precedes(optimizer_step, scheduler_step)
     assert not loop.dominates(scheduler_step, optimizer_step) and not loop.precedes(scheduler_step, optimizer_step)
     assert findings(CORPUS / "tl009_bug_helper_scheduler_first.py")[0]["line"] == 8
+
+
+def test_a_helper_several_loops_call_is_reported_for_the_loop_that_carries_and_says_what_carries():
+    # test_save_and_load and test_generate call `_backprop()` once on a model built in the iteration (quiet);
+    # test_backpropagation calls it twice on one model: only there does a step apply gradients of another call.
+    (finding,) = findings(CORPUS / "tl002_bug_helper_twice_on_fresh_model_among_loops.py")
+    assert (finding["code"], finding["line"]) == ("TL002", 17)
+    message = finding["message"]
+    assert "the loop in `test_backpropagation()` calls it at lines 36 and 37." in message
+    assert "calls it twice on that model and nothing resets the gradients between the calls" in message
+    assert "test_save_and_load" not in message and "since the loop began" not in message
+
+
+def test_one_finding_for_a_helper_two_loops_carry_names_both_loops():
+    (finding,) = findings(CORPUS / "tl002_bug_helper_called_from_two_loops.py")
+    assert finding["message"].endswith(
+        "`update()` runs this on every call; the loop in `pretrain()` calls it at line 16, once per iteration; "
+        "so does the loop in `finetune()` (line 23).")

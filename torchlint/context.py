@@ -6,7 +6,7 @@ Built once per file by the engine and shared by every rule.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 from pathlib import Path
 
 import libcst as cst
@@ -170,9 +170,12 @@ class FileContext:
         return any(crossing.function_lines[0] <= edit.end_line and edit.line <= crossing.function_lines[1] + 1
                    for edit in fix.edits for crossing in self._crossings())
 
-    def where_the_rest_runs(self, node: cst.CSTNode) -> Optional[str]:
+    def where_the_rest_runs(self, node: cst.CSTNode, about: Optional[TrainingLoop] = None,
+                            also: Sequence[TrainingLoop] = ()) -> Optional[str]:
         """For a finding that spans functions, where its other half lives: said at a called function's
-        line, where the loop that calls it is; said in the loop, which function runs its backward or step."""
+        line, where the loop that calls it is (`about`, the loop the finding is about, when it says; else the
+        first that reaches it; `also`, other loops the same finding holds for); said in the loop, which
+        function runs its backward or step."""
         crossings = self._crossings()
         frameworks = [loop for loop in self.loops if loop.framework is not None]
         elsewhere = self._elsewhere()
@@ -189,11 +192,24 @@ class FileContext:
                           "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
         for crossing in crossings:
-            if crossing.lines[0] <= line <= crossing.lines[1]:
-                via, function = crossing.site.via, crossing.loop.function
-                caller = f"the loop in `{function.name.value}()`" if function is not None else "the loop"
-                return (f"`{via.name}()` runs this on every call; {caller} calls it at line "
-                        f"{self.span(via.call)[0]}, once per iteration.")
+            if crossing.lines[0] <= line <= crossing.lines[1] and (about is None or crossing.loop is about):
+                via = crossing.site.via
+                caller, calls = self._calls_from(crossing, crossings)
+                if len(calls) == 1:
+                    text = f"`{via.name}()` runs this on every call; {caller} calls it at line {calls[0]}, " \
+                           f"once per iteration"
+                else:
+                    text = f"`{via.name}()` runs this on every call; {caller} calls it at lines {_and(calls)}"
+                others = []
+                for loop in also:
+                    other = next((c for c in crossings if c.loop is loop and c.loop is not crossing.loop
+                                  and c.lines == crossing.lines and c.site.via.function is via.function), None)
+                    if other is not None:
+                        name, lines = self._calls_from(other, crossings)
+                        said = f"{name} (line{'s' if len(lines) > 1 else ''} {_and(lines)})"
+                        if said not in others:
+                            others.append(said)
+                return text + (f"; so does {_and(others)}." if others else ".")
         for loop in self.loops:
             if loop.framework is not None or not self.span(loop.node)[0] <= line <= self.span(loop.node)[2]:
                 continue
@@ -209,6 +225,16 @@ class FileContext:
             if parts:
                 return "; ".join(parts[:2]) + "."
         return None
+
+    def _calls_from(self, crossing: "_Crossing", crossings: List["_Crossing"]) -> Tuple[str, List[int]]:
+        """(how the loop is named, "the loop in `test()`"; the lines of its calls of the function that runs the
+        crossing's site)."""
+        via, function = crossing.site.via, crossing.loop.function
+        caller = f"the loop in `{function.name.value}()`" if function is not None else "the loop"
+        calls = sorted({self.span(other.site.via.call)[0] for other in crossings
+                        if other.loop is crossing.loop and other.lines == crossing.lines
+                        and other.site.via.function is via.function})
+        return caller, calls
 
     def _elsewhere(self) -> List[Site]:
         """The sites the loops' calls run in other files of the project (`training.calls`)."""
@@ -411,3 +437,9 @@ class _Syntactic:
         start = spans[id(self.start_node)][:2] if self.start_node is not None else self.start
         end = spans[id(self.end_node)][2:] if self.end_node is not None else (state.line, state.column)
         spans[id(self.node)] = start + end
+
+
+def _and(items: Sequence[object]) -> str:
+    """`298`, `298 and 299`, `1, 2 and 3`."""
+    words = [str(item) for item in items]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"

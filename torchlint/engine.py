@@ -247,10 +247,15 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
     problems: List[Problem] = []
     for rule in rules:
         try:
-            for finding in rule().check(context):
+            found = list(rule().check(context))
+            for finding in found:
                 line, column, end_line, end_column = context.span(finding.node)
                 message, fix = finding.message, finding.fix
-                elsewhere = context.where_the_rest_runs(finding.node)
+                # the other loops that reach this place with the same finding (a helper they all call): one
+                # finding stands for them all (`_one_per_site`), and says so
+                also = [other.loop for other in found if other is not finding and other.loop is not None
+                        and other.node is finding.node and other.message == finding.message]
+                elsewhere = context.where_the_rest_runs(finding.node, finding.loop, also)
                 if elsewhere is not None:  # a loop that spans functions: say where; no edit across them
                     message = f"{message} {elsewhere}"
                     fix = None if context.crosses_functions(fix) else fix

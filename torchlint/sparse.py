@@ -25,7 +25,12 @@ loop the loop sits in one or two functions among many. The analysis reads:
 - the simple statements that call a function holding a candidate loop
   (`main()` under `if __name__ == "__main__":`, `train_one_epoch(...)` in an
   epoch loop): whether a loop runs once or once an epoch is read from them
-  (`torchlint.training.calls.Functions.called_in_loop`).
+  (`torchlint.training.calls.Functions.called_in_loop`);
+- every statement that names a top-level function holding a candidate loop
+  (a call, `init_distributed(dp=2)(train)(accum=4)`, `mp.spawn(train)`),
+  with the whole function it is in, and the statements naming those
+  functions in turn, three deep: what a loop's function is run with
+  (`torchlint.training.calls.Functions.passings`).
 
 Everywhere else, only the statements that bind names, and the headers of the
 compound statements around them, are kept: every other simple statement
@@ -101,7 +106,12 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 whole.add(id(method))
                 known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
                 grown = True
-    needed = _needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders})
+    used = _users_of(tree, whole, {function.name for function in holders if _top_level(function, tree)})
+    for statement in used:
+        known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
+    whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
+    needed = (_needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders})
+              | {id(statement) for statement in used})
     blanker = _Blanker(lines, whole, _keeping(tree.body, whole, needed))
     kept_top = blanker.block(tree.body, top=True)
     if not blanker.blanked:
@@ -232,6 +242,57 @@ def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str]) -> Set[int
                     break
         pending.extend(children)
     return found
+
+
+def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int = 3) -> List[ast.stmt]:
+    """The statements that name one of the top-level `functions` (a call, `wrap(train)(accum=4)`, `mp.spawn(train)`),
+    as the innermost function holding each (kept whole: its parameters, decorators and bindings are where the values
+    it passes come from), or the statement itself outside any function; then those that name these functions in
+    turn, `depth` deep (`torchlint.training.calls.Functions.passings`: what a loop's function is run with)."""
+    found: List[ast.stmt] = []
+    seen: Set[int] = set(whole)
+    for _ in range(depth):
+        users: List[ast.stmt] = []
+        pending: List[Tuple[ast.stmt, Optional[ast.stmt]]] = [(statement, None) for statement in tree.body]
+        while pending:
+            statement, function = pending.pop()
+            if id(statement) in whole:
+                continue
+            inside = statement if isinstance(statement, _FUNCTIONS) else function
+            if any(isinstance(node, ast.Name) and node.id in functions for node in _own_parts(statement)):
+                user = function if function is not None and not isinstance(statement, _FUNCTIONS) else statement
+                if id(user) not in seen:
+                    seen.add(id(user))
+                    users.append(user)
+            pending.extend((child, inside) for child in _children(statement))
+        found.extend(users)
+        functions = {user.name for user in users if isinstance(user, _FUNCTIONS) and _top_level(user, tree)}
+        if not functions:
+            break
+    return found
+
+
+def _top_level(function: ast.stmt, tree: ast.Module) -> bool:
+    """A function of the module: defined at its top, or in an `if`/`try`/`with` there (as
+    `torchlint.training.calls.Functions` indexes them)."""
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        if statement is function:
+            return True
+        if isinstance(statement, (ast.If, ast.Try, ast.With)):
+            pending.extend(_children(statement))
+    return False
+
+
+def _own_parts(statement: ast.stmt) -> Iterable[ast.AST]:
+    """The expressions of a statement, not of the statements in its blocks."""
+    for name, value in ast.iter_fields(statement):
+        if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        for part in value if isinstance(value, list) else [value]:
+            if isinstance(part, ast.AST):
+                yield from ast.walk(part)
 
 
 def _short_callee(func: ast.expr) -> Optional[str]:

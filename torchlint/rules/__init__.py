@@ -8,7 +8,7 @@ examples, never declared by hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Iterable, Iterator, Optional, Sequence, Tuple, Type
 
 import libcst as cst
@@ -40,6 +40,9 @@ class Finding:
     fix: Optional[Fix] = None
     severity: Optional[str] = None
     timeline: Optional[str] = None  # what the loop does on a concrete run (`torchlint.training.timeline`)
+    # The loop the finding is about, where several loops reach its place (a helper they all call): the engine
+    # names that one as the caller, not the first loop that calls the helper.
+    loop: Optional[object] = field(default=None, compare=False, repr=False)
 
 
 class Rule:

@@ -79,7 +79,11 @@ gradient. So does a helper's optimizer built on every call over the module
 it is handed, when the loop hands it a module built in that iteration
 (`model = AutoModel.from_pretrained(path)`, or a method of this file run
 earlier in the iteration that sets `self.model` anew on every call) and
-calls the helper once per iteration. An optimizer rebuilt every iteration over `model.parameters()` of
+calls the helper once per iteration. Called twice on that module in one
+iteration (`_backprop(model); _backprop(model)`), with no reset between, it
+is flagged: the second call's step applies the first call's gradients again;
+the finding names the loop that calls it twice, among all that call the
+helper. An optimizer rebuilt every iteration over `model.parameters()` of
 a model built before the loop resets nothing, and is flagged; so is one over
 a new module that wraps an existing one (`nn.Sequential(backbone, head)`).
 """
@@ -125,7 +129,23 @@ class MissingZeroGrad(Rule):
                 call = f"scaler.step({optimizer})" if step.via_scaler else f"{optimizer}.step()"
                 left = loop.modules_left_unreset(optimizer)
                 holdings = roles.optimizer_parameters(optimizer, context.names) or ()
-                if left and left != frozenset().union(*(held.owners for held in holdings)):
+                again = max(_calls_on_one_model(loop, other) for other in loop.optimizer_steps
+                            if other.via is not None and step.via is not None and other.via.function is step.via.function
+                            ) if step.via is not None else 1
+                if again > 1 and _built_for_this_iteration(loop, step, context.names, alone=True):
+                    # fresh for the first call of the iteration: only the later calls on the same model carry
+                    times = "twice" if again == 2 else f"{again} times"
+                    later = ("the second call's `backward()` adds to the first call's gradients, so its step applies "
+                             "the first call's gradients again" if again == 2 else
+                             "each later call's `backward()` adds to the earlier calls' gradients, so its step applies "
+                             "theirs again")
+                    message = (
+                        f"`{call}` runs in `{step.via.name}()`, which builds `{optimizer}` anew on every call over "
+                        f"the model it is handed; the loop hands it a model built in the iteration, but calls it "
+                        f"{times} on that model and nothing resets the gradients between the calls "
+                        f"(`{optimizer}.zero_grad()`): {later}."
+                    )
+                elif left and left != frozenset().union(*(held.owners for held in holdings)):
                     modules = ", ".join(f"`{module}`" for module in sorted(left))
                     message = (
                         f"`{call}` runs in this loop but no reset in the loop reaches the gradients of {modules}, "
@@ -146,7 +166,7 @@ class MissingZeroGrad(Rule):
                         f"Reset gradients with `{optimizer}.zero_grad()` after the step",
                         (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),),
                     )
-                yield Finding(step.node, message, fix)
+                yield Finding(step.node, message, fix, loop=loop)
             yield from self._inner(context, loop)
 
     def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
@@ -172,7 +192,7 @@ class MissingZeroGrad(Rule):
         if window.step_alone:
             fix = Fix(UNSAFE, f"Reset gradients with `{optimizer}.zero_grad()` after the step",
                       (context.insert_line_after(step.statement, f"{optimizer}.zero_grad()"),))
-        yield Finding(step.node, message, fix)
+        yield Finding(step.node, message, fix, loop=loop)
 
     valid = (
         """
@@ -333,7 +353,44 @@ def _lightning_automatic(context: FileContext, loop) -> bool:
     return not _MANUAL_OPTIMISATION.search(context.source_of(loop.class_def))
 
 
-def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleNames) -> bool:
+def _calls_on_one_model(loop: TrainingLoop, step: StepSite) -> int:
+    """How many calls of the function that runs `step` (one of this file's) the loop makes in an iteration, on one
+    run through it, up to this one: 2 for `_backprop(model); _backprop(model)`; 1 when the step is the loop's own."""
+    if step.via is None or step.via.elsewhere is not None:
+        return 1
+    return 1 + len(_earlier_calls(loop, step))
+
+
+def _earlier_calls(loop: TrainingLoop, step: StepSite) -> List[StepSite]:
+    """The steps that another call of the same function runs before this one in the same iteration, on the model
+    this call is handed too (not one built again between them: `model = load(path)` before each call)."""
+    via = step.via
+    found: List[StepSite] = []
+    calls = set()
+    for other in loop.optimizer_steps:
+        if other.via is None or other.via.function is not via.function or other.via.call is via.call \
+                or id(other.via.call) in calls or not loop.precedes(other, step):
+            continue
+        if _rebuilt_between(loop, other, step):
+            continue
+        calls.add(id(other.via.call))
+        found.append(other)
+    return found
+
+
+def _rebuilt_between(loop: TrainingLoop, earlier: StepSite, later: StepSite) -> bool:
+    """The module the later call is handed is a name bound again after the earlier call: no definition of it that
+    reaches the later call reaches the earlier one."""
+    handed = [argument for parameter, argument in later.via.renames if "." not in argument]
+    for name in handed:
+        before = {d.index for d in loop.reaching(name, earlier)}
+        after = {d.index for d in loop.reaching(name, later)}
+        if after and not before & after and all(d.kind == "assign" for d in loop.reaching(name, later)):
+            return True
+    return False
+
+
+def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleNames, alone: bool = False) -> bool:
     """On every path to the step, the optimizer is built in this iteration over tensors also made in it,
     so their gradients start empty: a fresh perturbation (`delta = torch.zeros_like(x, requires_grad=True);
     opt = SGD([delta])`), or the parameters of a module built in it (`probe = nn.Linear(d, k);
@@ -353,9 +410,9 @@ def _built_for_this_iteration(loop: TrainingLoop, step: StepSite, names: ModuleN
         functions = via.elsewhere.functions if via.elsewhere is not None else loop.functions
 
         # The loop hands the helper a module built for this iteration, and steps it through this call only:
-        # a second call of the helper in the same iteration would find the first one's gradients.
-        alone = not any(other.via is not None and other.via.function is via.function and other.via.call is not via.call
-                        for other in loop.optimizer_steps)
+        # a second call of the helper on that module in the same iteration finds the first one's gradients
+        # (`alone`: as if this call were the only one).
+        alone = alone or not _earlier_calls(loop, step)
 
         def passed(parameter: str) -> bool:
             argument = via.rename(parameter)

@@ -51,7 +51,14 @@ iterables whose length is known and lines up with `N` (`range(64)` with
 `N = 8`, `range(N * updates)`, a `DataLoader(TensorDataset(torch.randn(64,
 ...)), batch_size=8)` with constants for size, batch size and `drop_last`;
 also a count that pytest runs the test with, each value listed in
-`@pytest.mark.parametrize("accum", [1, 10])` and each dividing the length),
+`@pytest.mark.parametrize("accum", [1, 10])` and each dividing the length,
+or a count the function holding the loop takes from whatever runs it, when
+every place the file runs it passes a value known there and each divides
+the length: `train(model, accum=4)`, `partial(train, accum=4)()`, a worker
+called through a launcher, `init_distributed(dp=2)(_run)(accum=accum)` in a
+test parametrized with `[1, 10]`; a use the file does not show the
+arguments of, `mp.spawn(train, args=...)`, or a call from another file of
+the project, leaves the count unknown),
 endless iterables (`enumerate(itertools.cycle(loader))`), loops that leave
 out a last partial window (`if i // N >= windows_per_epoch: continue`), and
 gradients normalised by hand before the step by a running count (token-count

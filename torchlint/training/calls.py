@@ -49,7 +49,7 @@ from torchlint.flow import ControlFlowGraph, FunctionFlow
 from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, int_value, keyword, short_callee
 from torchlint.training import graph, roles
-from torchlint.walk import calls_in, preorder
+from torchlint.walk import calls_in, children, preorder
 
 MAX_DEPTH = 2
 
@@ -100,7 +100,7 @@ class Via:
         for parameter, argument in self.renames:
             if parameter == root:
                 return argument + ("." + rest if rest else "")
-        if root in _parameter_names(self.function) and root != "self":
+        if root in parameter_names(self.function) and root != "self":
             return None
         return dotted
 
@@ -127,6 +127,35 @@ class Remote:
     module: Optional[object]  # torchlint.project.ProjectModule
     function: cst.FunctionDef
     receiver: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Passing:
+    """One place the file runs a function of its own, with what it passes: `train(model, accum=4)`; the arguments
+    a wrapper's result is called with (`init_distributed(dp=2)(train)(accum=4)`, `wrap(train)(accum=4)`: by keyword
+    only, since the wrapper may add arguments of its own before them); or a `functools.partial(train, accum=4)`
+    called at once (its arguments, then the call's)."""
+
+    arguments: Tuple[cst.Arg, ...]
+    caller: Optional[cst.FunctionDef]  # the function the call is in (None: the module's top level)
+    keywords_only: bool = False
+
+    def argument(self, function: cst.FunctionDef, parameter: str) -> Tuple[Optional[cst.BaseExpression], bool]:
+        """(what this passes for `function`'s `parameter`, whether it is known not to pass it: then the default
+        applies). Unknown (None, False) where `*args`/`**kwargs` or the wrapper may pass it."""
+        for arg in self.arguments:
+            if arg.keyword is not None and arg.keyword.value == parameter:
+                return arg.value, False
+        if any(arg.star for arg in self.arguments) or self.keywords_only:
+            return None, False
+        positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        given = [arg.value for arg in self.arguments if arg.keyword is None]
+        if parameter in positional and positional.index(parameter) < len(given):
+            return given[positional.index(parameter)], False
+        return None, True
+
+
+_PARTIAL = frozenset({"functools.partial"})
 
 
 class Scope:
@@ -175,6 +204,7 @@ class Functions:
         self._remote: Dict[Tuple[int, int], Optional[Remote]] = {}
         self._statements: Dict[int, tuple] = {}
         self._rebound: Dict[Tuple[int, str], bool] = {}
+        self._passings: Dict[int, Optional[Tuple[Passing, ...]]] = {}
         classes: Dict[str, cst.ClassDef] = {}
         self._classes: List[cst.ClassDef] = []
         self._index(block_of(module), None, None, classes)
@@ -339,7 +369,7 @@ class Functions:
         receiver, method = (dotted, "__call__") if isinstance(call.func, cst.Name) else dotted.rsplit(".", 1)
         if receiver == "self" or method not in project.index.carrier_methods():
             return None  # a method of the caller's own class (`callee`'s), or no class of the project runs one
-        if caller is not None and receiver in _parameter_names(caller):
+        if caller is not None and receiver in parameter_names(caller):
             if caller is not self.module_functions.get(caller.name.value):
                 return None
             found = project.handed(caller, receiver, method)  # what the project's calls of `caller` pass
@@ -377,6 +407,62 @@ class Functions:
             else:
                 found.add(("", ""))
         return found
+
+    def passings(self, function: cst.FunctionDef) -> Optional[Tuple[Passing, ...]]:
+        """Every place this file runs the top-level `function`, with the arguments it passes (`Passing`); None when
+        the file uses its name in any other way (handed to `mp.spawn`, stored, rebound, called from a lambda):
+        what it is called with is then unknown. Calls from other files of the project make it unknown too."""
+        name = function.name.value
+        if self.module_functions.get(name) is not function:
+            return None
+        if id(function) not in self._passings:
+            found: Optional[List[Passing]] = []
+            project = self.names.project
+            if project is not None:
+                callers = project.index.callers(str(project.importer), name)
+                here = os.path.abspath(str(project.importer))
+                others = sorted({path for path, _ in callers or () if os.path.abspath(path) != here})
+                if others:
+                    project.used.update(others)  # the answer rests on them
+                    found = None  # another file calls it too, with what this file does not show
+            if found is not None and not self._find_passings(self._module, (), None, function, found):
+                found = None
+            self._passings[id(function)] = tuple(found) if found is not None else None
+        return self._passings[id(function)]
+
+    def _find_passings(self, node: cst.CSTNode, ancestors: Tuple[cst.CSTNode, ...], caller: Optional[cst.FunctionDef],
+                       function: cst.FunctionDef, found: List[Passing]) -> bool:
+        """Collect the `Passing`s of `function` under `node`; False at a use of its name that is none."""
+        if isinstance(node, cst.Name) and node.value == function.name.value:
+            return self._passing(node, ancestors, caller, function, found)
+        if isinstance(node, cst.FunctionDef):
+            caller = node
+        inner = ancestors + (node,)
+        return all(self._find_passings(child, inner, caller, function, found) for child in children(node))
+
+    def _passing(self, name: cst.Name, ancestors: Tuple[cst.CSTNode, ...], caller: Optional[cst.FunctionDef],
+                 function: cst.FunctionDef, found: List[Passing]) -> bool:
+        parent = ancestors[-1] if ancestors else None
+        if parent is function or (isinstance(parent, cst.Attribute) and parent.attr is name) \
+                or (isinstance(parent, cst.Arg) and parent.keyword is name):
+            return True  # its own `def`, `x.train`, `train=` of a call: not a use of the function
+        if any(isinstance(node, cst.Lambda) for node in ancestors):
+            return False
+        if isinstance(parent, cst.Call) and parent.func is name:
+            found.append(Passing(tuple(parent.args), caller))
+            return True
+        if not isinstance(parent, cst.Arg) or parent.keyword is not None or parent.star or len(ancestors) < 3:
+            return False
+        handed, called = ancestors[-2], ancestors[-3]
+        if not (isinstance(handed, cst.Call) and isinstance(called, cst.Call) and called.func is handed):
+            return False  # handed to something that is not called at once (`mp.spawn(train, ...)`)
+        if self.names.callee(handed) in _PARTIAL and handed.args and handed.args[0] is parent:
+            found.append(Passing(tuple(handed.args[1:]) + tuple(called.args), caller))
+            return True
+        if len(handed.args) != 1:
+            return False
+        found.append(Passing(tuple(called.args), caller, keywords_only=True))
+        return True
 
     def by_name(self, callee: str) -> Optional[cst.FunctionDef]:
         """The function a call of `callee` runs, read without the caller: `compute_loss` of the module,
@@ -452,7 +538,7 @@ def _run_statements(function: cst.FunctionDef, rebinds=None
     """The simple statement lines a function runs on every call (with no condition), and those of an `if`
     among them that tests a parameter it never rebinds, `if update_grad:` / `if not update_grad:` (with the
     parameter, and whether they run where it is true), in source order."""
-    parameters = set(_parameter_names(function)) - {"self"}
+    parameters = set(parameter_names(function)) - {"self"}
     for statement in _every_call_blocks(block_of(function)):
         if not isinstance(statement, cst.If):
             yield statement, None
@@ -541,7 +627,7 @@ def argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str,
     return None
 
 
-def _default_of(function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+def default_of(function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.name.value == parameter:
@@ -558,7 +644,7 @@ def _condition_at(call: cst.Call, function: cst.FunctionDef, condition: Tuple[st
     passed = argument_for(call, function, parameter, bound)
     if passed is None and (any(arg.star for arg in call.args)):
         return False
-    value = passed if passed is not None else _default_of(function, parameter)
+    value = passed if passed is not None else default_of(function, parameter)
     if value is None:
         return False
     truth = _truth(value)
@@ -612,7 +698,7 @@ def _node_of(flow: FunctionFlow, statement: cst.CSTNode) -> Optional[int]:
     return None
 
 
-def _parameter_names(function: cst.FunctionDef) -> List[str]:
+def parameter_names(function: cst.FunctionDef) -> List[str]:
     parameters = function.params
     every = [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params]
     return [parameter.name.value for parameter in every]

@@ -29,7 +29,7 @@ from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
 )
 from torchlint.training import frameworks, graph, roles, windows
-from torchlint.training.calls import Functions, Scope
+from torchlint.training.calls import Functions, Scope, default_of, parameter_names
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
@@ -649,8 +649,7 @@ class TrainingLoop:
 
     def count_values(self, node: cst.BaseExpression) -> Optional[FrozenSet[int]]:
         """Every number a count may stand for: its one value (`count_value`), or, for a parameter of the
-        loop's function that pytest runs with each listed value (`@pytest.mark.parametrize("n", [1, 10])`),
-        those values. None when any is unknown."""
+        loop's function, what that function is run with (`parameter_values`). None when any is unknown."""
         value = self.count_value(node)
         if value is not None:
             return frozenset({value})
@@ -659,11 +658,55 @@ class TrainingLoop:
         definitions = self.flow.entering(self.iteration.region, node.value)
         if not definitions or any(definition.kind != "parameter" for definition in definitions):
             return None
-        listed = frameworks.parametrized_values(self.function, node.value, self.names)
-        numbers = [int_value(value) for value in listed or ()]
-        if not numbers or None in numbers:
+        return self._remember(("parameter-values", node.value),
+                              lambda: self.parameter_values(self.function, node.value, 0))
+
+    def parameter_values(self, function: cst.FunctionDef, parameter: str, depth: int) -> Optional[FrozenSet[int]]:
+        """The numbers `function`'s `parameter` is run with: those pytest lists for it
+        (`@pytest.mark.parametrize("n", [1, 10])`), and what each place the file runs the function passes
+        (`train(accum=4)`, `init_distributed(dp=2)(train)(accum=accum)`, `partial(train, accum=4)()`), each
+        read where that call is: a number, a module constant, a parameter of the calling function (its own
+        values, in turn). None when any is unknown, or nothing runs the function."""
+        if self.names is None or depth > 3:
             return None
-        return frozenset(numbers)
+        numbers: Set[int] = set()
+        listed = frameworks.parametrized_values(function, parameter, self.names)
+        for value in listed or ():
+            known = self._number_at(value, None, depth)
+            if known is None:
+                return None
+            numbers |= known
+        passings = self.functions.passings(function) if self.functions is not None else None
+        if passings is None:
+            return frozenset(numbers) if listed is not None and numbers else None
+        if listed is None and not passings:
+            return None
+        for passing in passings:
+            passed, defaulted = passing.argument(function, parameter)
+            caller = passing.caller
+            if defaulted:
+                passed, caller = default_of(function, parameter), None  # a default is read where the `def` is
+            known = self._number_at(passed, caller, depth) if passed is not None else None
+            if known is None:
+                return None
+            numbers |= known
+        return frozenset(numbers) if numbers else None
+
+    def _number_at(self, value: cst.BaseExpression, caller: Optional[cst.FunctionDef],
+                   depth: int) -> Optional[FrozenSet[int]]:
+        """The numbers `value` stands for in `caller` (None: the module's top level)."""
+        number = int_value(value)
+        if number is not None:
+            return frozenset({number})
+        if not isinstance(value, cst.Name) or self.names is None:
+            return None
+        if caller is not None and self.functions is not None and self.functions.rebinds(caller, value.value):
+            return None  # a value the calling function computes
+        if caller is not None and value.value in parameter_names(caller):
+            return self.parameter_values(caller, value.value, depth + 1)
+        bound = self.names.values_of(value.value)
+        number = int_value(bound[0]) if len(bound) == 1 else None
+        return frozenset({number}) if number is not None else None
 
     def builds_graph(self, value: cst.BaseExpression, names: ModuleNames) -> bool:
         return graph.builds_graph(value, names, self.value_before_loop)
