@@ -43,6 +43,13 @@ for epoch in range(epochs):
 Also flagged: a condition that steps on the *first* micro-batch of each
 window (`i % N == 0` with a 0-based `i`, TL004's bug) leaves the micro-batches
 after the epoch's last step behind too; both findings come on the first run.
+So does a window counted since the last step (YOLOv5's and YOLOv9's
+`ni - last_opt_step >= accumulate` with `last_opt_step = ni` in the step's
+branch; also `> N - 1`, `last + N <= ni`, the difference held in a name):
+with `optimizer.zero_grad()` before each epoch's loop the left-over
+micro-batches are thrown away; where the mark runs on from epoch to epoch
+with nothing resetting between them, they join the next epoch's first window
+and only the last epoch's are lost.
 
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
@@ -216,6 +223,15 @@ for batch_idx, (x, y) in enumerate(loader):
         optimizer.step()
         optimizer.zero_grad()
 """,
+        # A window counted since the last step whose mark never moves is a threshold.
+        """
+start = 0
+for i, (x, y) in enumerate(loader):
+    criterion(model(x), y).backward()
+    if i - start >= warmup:
+        optimizer.step()
+    optimizer.zero_grad()
+""",
         # A multiple of the count by construction; an endless stream.
         """
 import itertools
@@ -321,6 +337,35 @@ for i, (x, y) in pbar:
     if (i + 1) % n == 0 or (i + 1) == len(loader):
         optimizer.step()
         optimizer.zero_grad()
+""",
+            unsafe=True,
+        ),
+        # A window counted since the last step, the epoch's gradients reset before its loop.
+        Example(
+            """
+last_opt_step = -1
+for epoch in range(epochs):
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        ni = i + nb * epoch
+        criterion(model(x), y).backward()
+        if ni - last_opt_step >= accumulate:
+            optimizer.step()
+            optimizer.zero_grad()
+            last_opt_step = ni
+""",
+            line=8,
+            fixed="""
+last_opt_step = -1
+for epoch in range(epochs):
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        ni = i + nb * epoch
+        criterion(model(x), y).backward()
+        if ni - last_opt_step >= accumulate or (i + 1) == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+            last_opt_step = ni
 """,
             unsafe=True,
         ),
