@@ -306,8 +306,8 @@ class TrainingLoop:
 
     def _since_window(self, check: AccumulationCheck) -> Optional[AccumulationCheck]:
         """`ni - last_opt_step >= accumulate` as a window of `accumulate` micro-batches, when the code makes it
-        one: `last_opt_step` starts at a number before the loop and is set only to `ni`, only where the check
-        lets the step through; `ni` advances by one each micro-batch: the loop's counter, or that counter plus
+        one: `last_opt_step` is given its first value before the loop (`-1`) and is set in it only to `ni`, only
+        where the check lets the step through; `ni` advances by one each micro-batch: the loop's counter, or that counter plus
         what the loop does not change (`ni = i + nb * epoch`). The check comes back counting with the loop's
         counter (`i`); None otherwise (`last` never updated is a threshold, not a window)."""
         stamp, last = check.stamp, check.since
@@ -322,9 +322,8 @@ class TrainingLoop:
         ):
             return None
         before = self.flow.entering(self.iteration.region, last)
-        if not before or any(definition.kind != "assign" or int_value(definition.value) is None
-                             for definition in before):
-            return None
+        if not before or any(definition.kind != "assign" or definition.value is None for definition in before):
+            return None  # the mark's first value is the code's (`last_opt_step = -1`), not a caller's
         counter = self._advancing_with(stamp, check.read_at(check.guard.assume))
         if counter is None:
             return None
