@@ -1192,10 +1192,8 @@ class TrainingLoop:
         """The value `name` has when the loop starts, seen through the wrappers that keep an iterable's
         elements: `pbar = enumerate(loader)`, then on some paths `pbar = tqdm(pbar, total=nb)`, is
         `enumerate(loader)` on every path."""
-        value = self.value_before_loop(name)
-        if value is not None:
-            return value
-        return self._unwrapped_before(self.flow.entering(self.iteration.region, name), name, 0)
+        unwrapped = self._unwrapped_before(self.flow.entering(self.iteration.region, name), name, 0)
+        return unwrapped if unwrapped is not None else self.value_before_loop(name)
 
     def _unwrapped_before(self, definitions: List[Definition], name: str, depth: int) -> Optional[cst.BaseExpression]:
         found: Optional[cst.BaseExpression] = None
