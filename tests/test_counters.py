@@ -40,3 +40,18 @@ def test_a_range_from_a_restored_start_iteration_starts_at_the_fresh_runs_value(
     counter = _counter("start_iter = 0\nif args.resume:\n    start_iter = ckpt['iteration'] + 1\n",
                        "for it in range(start_iter, args.max_iter):", "it")
     assert (counter.start, counter.resumed) == (0, True)
+
+
+@pytest.mark.parametrize("before, counted", [
+    ("pbar = enumerate(loader)\nif args.rank in {-1, 0}:\n    pbar = tqdm(pbar, total=len(loader))\n", "loader"),
+    ("pbar = enumerate(loader)\npbar = tqdm(pbar)\n", "loader"),
+    # Two different iterables on two paths: no one counter.
+    ("pbar = enumerate(loader)\nif args.rank in {-1, 0}:\n    pbar = tqdm(enumerate(other))\n", None),
+])
+def test_a_progress_bar_wrapped_on_some_paths_keeps_the_enumerate_counter(before: str, counted) -> None:
+    counter = _counter(before, header="for i, batch in pbar:", name="i")
+    if counted is None:
+        assert counter is None
+    else:
+        assert counter is not None and counter.source == "enumerate" and counter.start == 0
+        assert cst.Module(body=[]).code_for_node(counter.iterable) == counted

@@ -186,3 +186,80 @@ def test_an_inner_windows_fix_leaves_the_loss_it_logs_after_the_window_undivided
     fixed = apply_edits(INNER_WINDOW_LOGGED, finding.fix.edits)
     assert "        (loss / accum).backward()\n" in fixed
     assert "loss = loss / accum" not in fixed
+
+
+@pytest.mark.parametrize("condition, count", [
+    ("ni - last_opt_step >= accumulate", "accumulate"),
+    ("ni - last_opt_step > accumulate - 1", "accumulate"),
+    ("ni - last_opt_step > 3", "4"),
+    ("last_opt_step + accumulate <= ni", "accumulate"),
+    ("ni >= accumulate + last_opt_step", "accumulate"),
+    ("accumulate <= ni - last_opt_step", "accumulate"),
+    ("gap >= accumulate", "accumulate"),
+])
+def test_a_window_counted_since_the_last_step(condition, count):
+    loop = _loop(f"""
+        last_opt_step = -1
+        for epoch in range(epochs):
+            for i, (x, y) in enumerate(loader):
+                ni = i + nb * epoch
+                criterion(model(x), y).backward()
+                gap = ni - last_opt_step
+                if {condition}:
+                    opt.step()
+                    opt.zero_grad()
+                    last_opt_step = ni
+    """)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert check is not None and check.kind == "since"
+    assert (check.counter, check.since, check.stamp) == ("i", "last_opt_step", "ni")
+    assert _CODE.code_for_node(check.count) == count
+
+
+@pytest.mark.parametrize("variation", [
+    "",  # the mark never moves: a threshold, not a window
+    "last_opt_step = ni - 1",  # set to something else than the counter
+])
+def test_no_window_counted_since_a_mark_the_step_does_not_set_to_the_counter(variation):
+    loop = _loop(f"""
+        last_opt_step = -1
+        for i, (x, y) in enumerate(loader):
+            ni = i + offset
+            criterion(model(x), y).backward()
+            if ni - last_opt_step >= accumulate:
+                opt.step()
+                opt.zero_grad()
+                {variation or "pass"}
+    """)
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None
+
+
+def test_a_window_counted_since_the_last_step_needs_a_counter_that_advances_by_one():
+    loop = _loop("""
+        last = -1
+        for i, (x, y) in enumerate(loader):
+            seen = i * 2
+            criterion(model(x), y).backward()
+            if seen - last >= accumulate:
+                opt.step()
+                opt.zero_grad()
+                last = seen
+    """)
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None
+
+
+def test_no_window_counted_since_a_mark_set_on_every_micro_batch():
+    loop = _loop("""
+        last = -1
+        for i, (x, y) in enumerate(loader):
+            criterion(model(x), y).backward()
+            if i - last >= accumulate:
+                opt.step()
+                opt.zero_grad()
+            last = i
+    """)
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None

@@ -43,6 +43,13 @@ for epoch in range(epochs):
 Also flagged: a condition that steps on the *first* micro-batch of each
 window (`i % N == 0` with a 0-based `i`, TL004's bug) leaves the micro-batches
 after the epoch's last step behind too; both findings come on the first run.
+So does a window counted since the last step (YOLOv5's and YOLOv9's
+`ni - last_opt_step >= accumulate` with `last_opt_step = ni` in the step's
+branch; also `> N - 1`, `last + N <= ni`, the difference held in a name):
+with `optimizer.zero_grad()` before each epoch's loop the left-over
+micro-batches are thrown away; where the mark runs on from epoch to epoch
+with nothing resetting between them, they join the next epoch's first window
+and only the last epoch's are lost.
 
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
@@ -116,8 +123,16 @@ class TrailingAccumulationWindow(Rule):
                 iterable = counter.iterable
                 count = context.code(check.count)
                 condition = check.condition
-                fate = _fate(loop, step.receiver)
-                if first == 1:
+                fate = _fate(loop, step.receiver, check)
+                if first == SINCE:
+                    waits = "skips the step until" if check.negated else "steps once"
+                    message = (
+                        f"`{context.code(condition)}` {waits} `{count}` micro-batches have run since the last "
+                        f"step, and nothing after the loop calls `{step.receiver}.step()`: when the number of "
+                        f"micro-batches is not a multiple of `{count}`, those after the loop's last step are not "
+                        f"applied{fate}."
+                    )
+                elif first == 1:
                     # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
                     blocks = "is still true" if check.negated else "cannot hold"
                     message = (
@@ -214,6 +229,15 @@ for batch_idx, (x, y) in enumerate(loader):
     if (batch_idx + 1) % n == 0 or last_batch:
         optimizer.step()
         optimizer.zero_grad()
+""",
+        # A window counted since the last step whose mark never moves is a threshold.
+        """
+start = 0
+for i, (x, y) in enumerate(loader):
+    criterion(model(x), y).backward()
+    if i - start >= warmup:
+        optimizer.step()
+    optimizer.zero_grad()
 """,
         # A multiple of the count by construction; an endless stream.
         """
@@ -323,6 +347,35 @@ for i, (x, y) in pbar:
 """,
             unsafe=True,
         ),
+        # A window counted since the last step, the epoch's gradients reset before its loop.
+        Example(
+            """
+last_opt_step = -1
+for epoch in range(epochs):
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        ni = i + nb * epoch
+        criterion(model(x), y).backward()
+        if ni - last_opt_step >= accumulate:
+            optimizer.step()
+            optimizer.zero_grad()
+            last_opt_step = ni
+""",
+            line=8,
+            fixed="""
+last_opt_step = -1
+for epoch in range(epochs):
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        ni = i + nb * epoch
+        criterion(model(x), y).backward()
+        if ni - last_opt_step >= accumulate or (i + 1) == len(loader):
+            optimizer.step()
+            optimizer.zero_grad()
+            last_opt_step = ni
+""",
+            unsafe=True,
+        ),
         # An iterator has no length: no `len()` fix.
         Example(
             """
@@ -376,16 +429,21 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
             continue
         for check in loop.accumulation_checks(step):
             counter = loop.counter(check.counter)
-            if check.kind != "modulo" or check.remainder not in ("zero", "last") or counter is None:
+            if check.kind == "since":  # any count that advances with the micro-batches; the end is the loop's
+                counter = next((c for c in loop.counters if c.source != "manual"), None)
+            if counter is None or counter.source not in ("enumerate", "range") or counter.endless:
                 continue
-            if counter.source not in ("enumerate", "range") or counter.endless:
+            if check.kind == "since":
+                first = SINCE  # `ni - last_opt_step >= N`: N micro-batches since the last step, wherever it was
+            elif check.kind != "modulo" or check.remainder not in ("zero", "last"):
                 continue
-            first = loop.first_value(counter, check.read_at(step))
-            if first is None:
-                continue
-            first += check.offset + (1 if check.remainder == "last" else 0)
-            if first not in (0, 1, 2):
-                continue
+            else:
+                first = loop.first_value(counter, check.read_at(step))
+                if first is None:
+                    continue
+                first += check.offset + (1 if check.remainder == "last" else 0)
+                if first not in (0, 1, 2):
+                    continue
             tests = (check.guard.test,) if check.held is None else (check.guard.test, check.held)
             if any(_mentions_end(test, counter) for test in tests) or any(
                 _mentions_end(part, counter)
@@ -393,13 +451,19 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 for part in _expanded(loop, other, step)
             ):
                 continue
-            if _closes_on_last(loop, counter, check.count, first, names) or _whole_windows_only(loop, step, check):
+            # A window counted since the last step lines up with the loop's end at best as one numbered from its
+            # first micro-batch does: quiet where that one would be.
+            lined_up = 1 if first == SINCE else first
+            if _closes_on_last(loop, counter, check.count, lined_up, names) or _whole_windows_only(loop, step, check):
                 continue
             if loop.normalisation_carries_over(step):
                 continue  # normalised by a running count: left-over micro-batches join the next window, weighed
             found.append((step, check, counter, first))
             break
     return found
+
+
+SINCE = -1  # `_trailing_windows`' `first` for a window counted since the last step
 
 
 def _flushed_after(loop: TrainingLoop, optimizer: str) -> bool:
@@ -501,13 +565,21 @@ def _whole_windows_only(loop: TrainingLoop, step: StepSite, check: AccumulationC
     return False
 
 
-def _fate(loop: TrainingLoop, optimizer: str) -> str:
+def _fate(loop: TrainingLoop, optimizer: str, check: AccumulationCheck) -> str:
     """Where the left-over gradients go: thrown away by a reset before the loop (`train_one_epoch` starting
-    with `optimizer.zero_grad()`), into the next epoch's first update, or nowhere when the loop is the run."""
+    with `optimizer.zero_grad()`), into the next epoch's first update, or nowhere when the loop is the run.
+    A window counted since the last step whose mark runs on into the next run of the loop (`last_opt_step`
+    set once before the epochs) takes them into that run's first window, of the right size."""
     if _reset_before(loop, optimizer):
         return " and are thrown away by the reset before the loop"
     if loop.whole_run:
         return ": this loop is the whole run, so no later update takes them"
+    if check.since is not None and loop.carried_into_next_run(check.since):
+        if loop.whole_run is None:
+            return (f": they are lost, or, if the loop runs again for a next epoch with `{check.since}` running on, "
+                    f"they join its first window and only the last epoch's are lost")
+        return (f": `{check.since}` runs on, so they join the next epoch's first window, but the last epoch's "
+                f"are never applied")
     if loop.whole_run is None:
         return ": they are lost, or, if the loop runs again for a next epoch, they leak into its first update"
     return " and leak into the next epoch's first update"

@@ -260,6 +260,10 @@ class TrainingLoop:
                     continue  # `for i in ...` nested in `for i, x in enumerate(...)`: another loop's counter
                 if check.kind == "count" and (self.counter(check.counter) is None or not self._restarts(check)):
                     continue
+                if check.kind == "since":
+                    check = self._since_window(check)
+                    if check is None:
+                        continue
                 if self.count_value(check.count) == 1 or frameworks.deepspeed_window(self, check.count):
                     continue
                 if isinstance(site, StepSite) and not self._accumulates(site, check):
@@ -299,6 +303,56 @@ class TrainingLoop:
             assignment.target == check.counter and not assignment.reads_target and self.in_branch(assignment, check)
             for assignment in self.assignments
         )
+
+    def _since_window(self, check: AccumulationCheck) -> Optional[AccumulationCheck]:
+        """`ni - last_opt_step >= accumulate` as a window of `accumulate` micro-batches, when the code makes it
+        one: `last_opt_step` is given its first value before the loop (`-1`) and is set in it only to `ni`, only
+        where the check lets the step through; `ni` advances by one each micro-batch: the loop's counter, or that counter plus
+        what the loop does not change (`ni = i + nb * epoch`). The check comes back counting with the loop's
+        counter (`i`); None otherwise (`last` never updated is a threshold, not a window)."""
+        stamp, last = check.stamp, check.since
+        if stamp is None or last is None:
+            return None
+        updates = [definition for index in self.iteration.region.body
+                   for definition in self.flow.graph.nodes[index].definitions if definition.name == last]
+        if not updates or any(
+            definition.kind != "assign" or definition.unpacked or dotted_name(definition.value) != stamp
+            or check.guard.assume < 0 or not self.dominates(check.guard.assume, definition.node)
+            for definition in updates
+        ):
+            return None
+        before = self.flow.entering(self.iteration.region, last)
+        if not before or any(definition.kind != "assign" or definition.value is None for definition in before):
+            return None  # the mark's first value is the code's (`last_opt_step = -1`), not a caller's
+        counter = self._advancing_with(stamp, check.read_at(check.guard.assume))
+        if counter is None:
+            return None
+        return dataclasses.replace(check, counter=counter.name)
+
+    def carried_into_next_run(self, name: str) -> bool:
+        """The value the loop leaves in `name` is the one it starts with when it runs again (an epoch loop
+        around it, nothing setting `name` between the two runs)."""
+        return any(definition.node in self.iteration.region.body
+                   for pred in self.iteration.region.entry for definition in self.flow.leaving(pred, name))
+
+    def _advancing_with(self, name: str, where: int) -> Optional[LoopCounter]:
+        """The loop's counter that `name` moves with at `where`: the counter itself, or `i + offset` assigned
+        in the iteration, where nothing in the loop changes `offset` (`ni = i + nb * epoch`)."""
+        counter = self.counter(name)
+        if counter is not None:
+            return counter
+        found = self.reaching(name, where)
+        if len(found) != 1 or found[0].kind != "assign" or found[0].unpacked or found[0].node not in \
+                self.iteration.region.body:
+            return None
+        value = found[0].value
+        if not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Add):
+            return None
+        for counted, offset in ((value.left, value.right), (value.right, value.left)):
+            counter = self.counter(dotted_name(counted))
+            if counter is not None and not any(self.assigned_in_loop(read) for read in iter_names(offset)):
+                return counter
+        return None
 
     def in_branch(self, site: Site, check: AccumulationCheck) -> bool:
         """`site` runs only on iterations where `check` lets the step through."""
@@ -1177,6 +1231,26 @@ class TrainingLoop:
         first = values[0]
         return first if all(value.deep_equals(first) for value in values[1:]) else None
 
+    def iterable_before_loop(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value `name` has when the loop starts, seen through the wrappers that keep an iterable's
+        elements: `pbar = enumerate(loader)`, then on some paths `pbar = tqdm(pbar, total=nb)`, is
+        `enumerate(loader)` on every path."""
+        unwrapped = self._unwrapped_before(self.flow.entering(self.iteration.region, name), name, 0)
+        return unwrapped if unwrapped is not None else self.value_before_loop(name)
+
+    def _unwrapped_before(self, definitions: List[Definition], name: str, depth: int) -> Optional[cst.BaseExpression]:
+        found: Optional[cst.BaseExpression] = None
+        for definition in definitions:
+            if definition.kind != "assign" or definition.unpacked or definition.value is None or depth > 3:
+                return None
+            value = windows.unwrap(definition.value)
+            if isinstance(value, cst.Name) and value.value == name:  # `pbar = tqdm(pbar)`: what it wraps
+                value = self._unwrapped_before(self.flow.reaching(definition.node, name), name, depth + 1)
+            if value is None or (found is not None and not found.deep_equals(value)):
+                return None
+            found = value
+        return found
+
     def fresh_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has when the loop starts on a fresh run: the one every path into the loop gives it,
         or, where a resume restores it on other paths (`global_step = checkpoint["step"]` under
@@ -1491,7 +1565,7 @@ class _LoopFinder:
 def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
     counters: List[LoopCounter] = []
     if isinstance(loop.node, cst.For):
-        counter = windows.header_counter(loop.node, names, loop.value_before_loop, loop.fresh_value)
+        counter = windows.header_counter(loop.node, names, loop.iterable_before_loop, loop.fresh_value)
         if counter is not None:
             counters.append(counter)
     for assignment in loop.assignments:

@@ -6,7 +6,10 @@ A counter is the `i` of `enumerate(loader)`, of `range(...)`, of
 micro-batches: `(i + 1) % N == 0`, `i % N == N - 1`, `not i % N`,
 `micro == N`; or, negated, `if i % N != 0: continue`. The condition may be
 held in a name assigned in the iteration (`is_accumulating = i % N != 0`
-... `if not is_accumulating:`).
+... `if not is_accumulating:`). A window may also be counted since the last
+step (`since`): `ni - last_opt_step >= accumulate` (also `> N - 1`,
+`last_opt_step + accumulate <= ni`, the difference held in a name), where the
+step's branch sets `last_opt_step = ni`; `training.loop` checks that.
 
 A window may also be written as a loop of its own (`InnerWindow`): each
 iteration backpropagates one micro-batch and the optimizer steps once, after
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -54,7 +57,9 @@ class AccumulationCheck:
     """A condition that lets the step through once per accumulation window.
 
     `kind` is `modulo` (`i % N == 0`, `(i + 1) % N == 0`, `i % N == N - 1`,
-    `not i % N`) or `count` (`micro == N`, `micro >= N`). `negated` when the
+    `not i % N`), `count` (`micro == N`, `micro >= N`) or `since` (`ni -
+    last_opt_step >= N`: `stamp` is `ni`, `since` is `last_opt_step`, and
+    `counter` the loop's counter `ni` advances with). `negated` when the
     step runs where `expression` is false: in the `else` of `if i % N != 0:`,
     or after `if i % N: continue`.
     """
@@ -71,6 +76,8 @@ class AccumulationCheck:
     held_at: int = -1  # the control-flow node of `flag = i % N != 0` when the `if` tests `flag`
     held: Optional[cst.BaseExpression] = None  # the condition the flag holds, `i % N != 0`
     flag: Optional[str] = None  # `is_accumulating`
+    since: Optional[str] = None  # `last_opt_step` of `ni - last_opt_step >= N`: the counter at the last step
+    stamp: Optional[str] = None  # `ni` of `ni - last_opt_step >= N`
 
     @property
     def condition(self) -> cst.BaseExpression:
@@ -125,6 +132,7 @@ def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
             if _is_modulo(modulo):
                 yield _modulo_check(test, modulo, _remainder_kind(modulo, other), guard, negated=not holds)
                 return
+    yield from _since_checks(test, guard, holds, resolve)
     reached = (cst.Equal, cst.GreaterThanEqual) if holds else (cst.NotEqual, cst.LessThan)
     if isinstance(target.operator, reached):
         counter = dotted_name(left)
@@ -132,6 +140,74 @@ def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
             yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
         elif counter is not None and int_value(right) is not None and int_value(right) > 1:
             yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
+
+
+# `a >= b` read from either side, and its negation: the operator that says "left is at least right".
+_AT_LEAST = {cst.GreaterThanEqual: (False, 0), cst.GreaterThan: (False, 1),
+             cst.LessThanEqual: (True, 0), cst.LessThan: (True, 1)}
+_NEGATION = {cst.GreaterThanEqual: cst.LessThan, cst.GreaterThan: cst.LessThanEqual,
+             cst.LessThanEqual: cst.GreaterThan, cst.LessThan: cst.GreaterThanEqual}
+
+
+def _since_checks(test: cst.Comparison, guard: Guard, holds: bool,
+                  resolve: Optional[Resolver]) -> Iterator[AccumulationCheck]:
+    """`ni - last >= N` (`> N - 1`, `N <= ni - last`, `ni >= last + N`, `last + N <= ni`, `gap >= N` with
+    `gap = ni - last`; negated: `ni - last < N`) as windows counted since the last step. Which of two names
+    in `last + N` is the last step's is left to `training.loop`, which knows what the step's branch sets:
+    each reading is yielded."""
+    operator = type(test.comparisons[0].operator)
+    if not holds:
+        operator = _NEGATION.get(operator)
+    if operator not in _AT_LEAST:
+        return
+    swapped, strict = _AT_LEAST[operator]
+    larger, smaller = test.left, test.comparisons[0].comparator
+    if swapped:
+        larger, smaller = smaller, larger
+    held_at = -1
+    if isinstance(larger, cst.Name) and resolve is not None:
+        held = resolve(larger.value)  # `gap = ni - last_opt_step` ... `if gap >= accumulate:`
+        if held is not None and _difference(held[0]) is not None:
+            larger, held_at = held[0], held[1]
+    pairs: List[Tuple[str, str, cst.BaseExpression]] = []
+    difference = _difference(larger)
+    if difference is not None and not _reads_any(smaller, difference):
+        pairs.append((*difference, smaller))
+    stamp = dotted_name(larger)
+    if stamp is not None and isinstance(smaller, cst.BinaryOperation) and isinstance(smaller.operator, cst.Add):
+        for last, count in ((smaller.left, smaller.right), (smaller.right, smaller.left)):
+            name = dotted_name(last)
+            if name is not None and name != stamp and not _reads_any(count, (stamp, name)):
+                pairs.append((stamp, name, count))
+    for stamp, last, count in pairs:
+        if strict:  # `> accum - 1` is `>= accum`
+            value = int_value(count)
+            if value is not None:
+                count = cst.Integer(str(value + 1))
+            elif isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Subtract) \
+                    and int_value(count.right) == 1:
+                count = count.left
+            else:
+                count = cst.BinaryOperation(count, cst.Add(), cst.Integer("1"))
+        if int_value(count) is not None and int_value(count) <= 1:
+            continue  # a step on every micro-batch
+        yield AccumulationCheck("since", test, larger, stamp, 0, count, "count", guard, not holds, held_at=held_at,
+                                since=last, stamp=stamp)
+
+
+def _difference(node: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+    """`ni - last_opt_step` -> (`ni`, `last_opt_step`)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract):
+        left, right = dotted_name(node.left), dotted_name(node.right)
+        if left is not None and right is not None and left != right:
+            return left, right
+    return None
+
+
+def _reads_any(node: cst.BaseExpression, names: Iterable[str]) -> bool:
+    wanted = set(names)
+    return any(dotted_name(part) in wanted for part in preorder(node)
+               if isinstance(part, (cst.Name, cst.Attribute)))
 
 
 def _is_modulo(node: cst.BaseExpression) -> bool:
