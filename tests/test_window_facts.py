@@ -221,6 +221,13 @@ _YIELDS_INDEX = """
             yield meta, batch
         micro = micro + 1
 """, 'meta["index"] == args.accum - 1', "args.accum", "last"),
+    # the index itself, an element of the yielded tuple
+    ("""
+    micro = 0
+    for batch in loader:
+        yield micro % accum_steps, batch
+        micro += 1
+""", "meta == args.accum - 1", "args.accum", "last"),
 ])
 def test_a_window_index_a_generator_of_the_file_yields(generator, condition, count, remainder):
     loop = _loop(_GENERATOR_LOOP.format(generator=textwrap.indent(textwrap.dedent(generator), "    "),
@@ -236,6 +243,13 @@ def test_a_window_index_a_generator_of_the_file_yields(generator, condition, cou
     (_YIELDS_INDEX, 'meta["index"] == args.log_every - 1'),
     # a key that is not the remainder
     (_YIELDS_INDEX, 'meta["micro"] == args.accum - 1'),
+    # a tuple element that is not the remainder
+    ("""
+    micro = 0
+    for batch in loader:
+        yield micro // accum_steps, batch
+        micro += 1
+""", "meta == args.accum - 1"),
     # the generator yields from several places
     ("""
     micro = 0
@@ -304,3 +318,25 @@ def test_a_window_index_held_in_a_name_is_a_window():
     (step,) = loop.optimizer_steps
     check = loop.accumulation_check(step)
     assert (_CODE.code_for_node(check.count), check.remainder) == ("accum", "last")
+
+
+@pytest.mark.parametrize("returned, count", [
+    ("step % n", "accum"),
+    ("step // n", None),  # not a remainder
+    ("step % 4", None),  # a remainder of no parameter: the call says nothing of its count
+])
+def test_a_window_index_a_function_of_the_file_returns(returned, count):
+    loop = _loop(f"""
+        def window_slot(step, n):
+            return {returned}
+
+        for step, (x, y) in enumerate(loader):
+            slot = window_slot(step, accum)
+            criterion(model(x), y).backward()
+            if slot == accum - 1:
+                opt.step()
+                opt.zero_grad()
+    """)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert (_CODE.code_for_node(check.count) if check is not None else None) == count

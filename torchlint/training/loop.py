@@ -273,18 +273,29 @@ class TrainingLoop:
                                  functools.partial(self._cycle, guard.read_at))
 
     def _cycle(self, node: int, value: cst.BaseExpression, depth: int = 0) -> Optional[cst.BaseExpression]:
-        """The count N that `value`, read at `node`, cycles modulo: `idx` after `idx = i % N`, or
+        """The count N that `value`, read at `node`, cycles modulo: `idx` after `idx = i % N` (or after
+        `idx = slot(i, N)`, a function of the file that returns `i % n`), or
         `meta["grad_accum_index"]` where `meta` is what the loop draws from a generator of the file that
-        yields `{"grad_accum_index": c % N, ...}` for a counter `c` it moves by one per yield (`N` is then
+        yields `{"grad_accum_index": c % N, ...}` (or `index` drawn from `yield c % N, batch`) for a counter `c`
+        it moves by one per yield (`N` is then
         the argument the loop's call passes for that parameter, and must keep its value through the loop)."""
         if node < 0 or depth > 2:
             return None
         if isinstance(value, cst.Name):
+            drawn = self._drawn_from_generator(node, value.value)
+            if drawn is not None:  # `for index, batch in batches(...)` yielding `c % n, batch`
+                return self._cycled_argument(drawn, None)
             held = self._flag(node, value.value)
             if held is None:
                 return None
             if isinstance(held[0], cst.BinaryOperation) and isinstance(held[0].operator, cst.Modulo):
                 return held[0].right
+            if isinstance(held[0], cst.Call) and isinstance(held[0].func, cst.Name) and self.functions is not None:
+                # `slot = window_slot(step, accum)` with `def window_slot(i, n): return i % n`
+                function = self.functions.callee(held[0], self.function)
+                parameter = windows.returned_remainder(function) if function is not None else None
+                count = _argument_for(held[0], function, parameter) if parameter is not None else None
+                return count if count is not None and self._constant(count) is True else None
             return self._cycle(held[1], held[0], depth + 1)
         if not isinstance(value, cst.Subscript) or not isinstance(value.value, cst.Name) or len(value.slice) != 1:
             return None
@@ -295,6 +306,12 @@ class TrainingLoop:
         drawn = self._drawn_from_generator(node, value.value.value)
         if drawn is None or not isinstance(key, str):
             return None
+        return self._cycled_argument(drawn, key)
+
+    def _cycled_argument(self, drawn: Tuple[cst.Call, cst.FunctionDef, Optional[int], int],
+                         key: Optional[str]) -> Optional[cst.BaseExpression]:
+        """What the loop's call passes for the count its generator's window index cycles modulo, when that
+        argument keeps its value through the loop."""
         call, generator, position, width = drawn
         parameter = windows.cycled_entry(generator, position, width, key)
         count = _argument_for(call, generator, parameter) if parameter is not None else None

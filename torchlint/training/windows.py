@@ -626,11 +626,13 @@ def _mentions(node: cst.CSTNode, name: str) -> bool:
 # --- window indices a generator of the file computes --------------------------------------------
 
 
-def cycled_entry(generator: cst.FunctionDef, position: Optional[int], width: int, key: str) -> Optional[str]:
+def cycled_entry(generator: cst.FunctionDef, position: Optional[int], width: int,
+                 key: Optional[str]) -> Optional[str]:
     """The parameter `P` of `generator` when every value it yields carries, under `key`, the index of a
     micro-batch in its window: `{"grad_accum_index": c % P, ...}` where `c` goes up by one on every
     iteration of the loop that yields once per iteration. `position` is where the dict sits in the yielded
-    tuple of `width` elements (None: the yielded value is the dict). None unless the file shows every path:
+    tuple of `width` elements (None: the yielded value is the dict); with no `key`, that element is the index
+    itself (`yield c % P, batch`). None unless the file shows every path:
     one `yield` (no `yield from`), a dict display (or a name given one dict display in that loop, nowhere
     else touched) with that key once and no `**`, `P` a parameter the function never rebinds, and a counter
     that the loop moves by one, once per iteration, with no `continue` skipping it. The yield may sit under
@@ -658,10 +660,13 @@ def cycled_entry(generator: cst.FunctionDef, position: Optional[int], width: int
         if len(assigned) != 1 or len(mentions) != 2 or _block(loop).index(assigned[0]) >= _block(loop).index(statement):
             return None
         yielded = assigned[0].body[0].value
-    if not isinstance(yielded, cst.Dict) or not all(isinstance(e, cst.DictElement) for e in yielded.elements):
+    if key is None:
+        entries = [yielded]
+    elif isinstance(yielded, cst.Dict) and all(isinstance(e, cst.DictElement) for e in yielded.elements):
+        entries = [e.value for e in yielded.elements
+                   if isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key]
+    else:
         return None
-    entries = [e.value for e in yielded.elements
-               if isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key]
     if len(entries) != 1 or not _is_modulo(entries[0]):
         return None
     counter, divisor = entries[0].left, entries[0].right
@@ -672,6 +677,21 @@ def cycled_entry(generator: cst.FunctionDef, position: Optional[int], width: int
     if divisor.value not in parameters or _bound(body, divisor.value):
         return None
     if not _counts_each_iteration(loop, counter.value, statement):
+        return None
+    return divisor.value
+
+
+def returned_remainder(function: cst.FunctionDef) -> Optional[str]:
+    """The parameter `P` when `function` returns `x % P` and nothing else (one `return`, no `yield`, `P`
+    never rebound): what a call of it returns cycles modulo the argument passed for `P`."""
+    body = list(_own_nodes(function.body))
+    returns = [part for part in body if isinstance(part, cst.Return)]
+    if len(returns) != 1 or any(isinstance(part, cst.Yield) for part in body) or not _is_modulo(returns[0].value):
+        return None
+    divisor = returns[0].value.right
+    parameters = [p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                         *function.params.kwonly_params)]
+    if not isinstance(divisor, cst.Name) or divisor.value not in parameters or _bound(body, divisor.value):
         return None
     return divisor.value
 
