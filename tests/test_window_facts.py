@@ -281,6 +281,15 @@ def test_a_window_index_a_generator_of_the_file_yields(generator, condition, cou
             yield {"index": micro % accum_steps}, batch
         micro += 1
 """, 'meta["index"] == args.accum - 1'),
+    # the yield sits under a condition nested in the threshold
+    ("""
+    micro = 0
+    for batch in loader:
+        if micro >= start:
+            if len(batch) > 1:
+                yield {"index": micro % accum_steps}, batch
+        micro += 1
+""", 'meta["index"] == args.accum - 1'),
     # the dict is changed after it is built
     ("""
     micro = 0
@@ -340,3 +349,12 @@ def test_a_window_index_a_function_of_the_file_returns(returned, count):
     (step,) = loop.optimizer_steps
     check = loop.accumulation_check(step)
     assert (_CODE.code_for_node(check.count) if check is not None else None) == count
+
+
+@pytest.mark.parametrize("change", ['meta["index"] = 0', 'meta.update(index=0)', 'del meta["index"]'])
+def test_a_generator_index_the_loop_changes_is_no_window(change):
+    loop = _loop(_GENERATOR_LOOP.format(generator=textwrap.indent(textwrap.dedent(_YIELDS_INDEX), "    "),
+                                        condition='meta["index"] == args.accum - 1').replace(
+        "    loss = criterion", f"    if batch is None:\n        {change}\n    loss = criterion"))
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None

@@ -304,9 +304,23 @@ class TrainingLoop:
             return None
         key = index.value.evaluated_value
         drawn = self._drawn_from_generator(node, value.value.value)
-        if drawn is None or not isinstance(key, str):
+        if drawn is None or not isinstance(key, str) or self._changes_entries(value.value.value):
             return None
         return self._cycled_argument(drawn, key)
+
+    def _changes_entries(self, name: str) -> bool:
+        """The loop's body may change the entries of the dict `name` holds: `meta["index"] = ...`,
+        `del meta[...]`, or a method of it called (`meta.update(...)`)."""
+        for part in preorder(self.node.body):
+            targets: List[cst.CSTNode] = list(_assignment_targets(part))
+            if isinstance(part, cst.Del):
+                targets.append(part.target)
+            if any(isinstance(target, cst.Subscript) and dotted_name(target.value) == name for target in targets):
+                return True
+            if isinstance(part, cst.Call) and isinstance(part.func, cst.Attribute) \
+                    and dotted_name(part.func.value) == name:
+                return True
+        return False
 
     def _cycled_argument(self, drawn: Tuple[cst.Call, cst.FunctionDef, Optional[int], int],
                          key: Optional[str]) -> Optional[cst.BaseExpression]:

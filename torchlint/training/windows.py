@@ -755,8 +755,9 @@ def _bound(nodes: List[cst.CSTNode], name: str) -> bool:
 
 def _counts_each_iteration(loop: cst.CSTNode, counter: str, statement: cst.BaseStatement) -> bool:
     """`counter += 1` is a statement of `loop`'s own block and the only binding of `counter` in the loop, no
-    `continue` of the loop skips it, and `statement` (holding the yield) is a statement of that block or an
-    `if` of it testing only that the counter has passed a threshold (`if c >= start:`)."""
+    `continue` of the loop skips it, and `statement` (holding the yield) is a simple statement of that block
+    or an `if` of it, of simple statements, testing only that the counter has passed a threshold
+    (`if c >= start:`)."""
     block = _block(loop)
     increments = [part for part in block if isinstance(part, cst.SimpleStatementLine) and len(part.body) == 1
                   and isinstance(part.body[0], (cst.AugAssign, cst.Assign))
@@ -767,8 +768,9 @@ def _counts_each_iteration(loop: cst.CSTNode, counter: str, statement: cst.BaseS
     if _continues(loop.body):
         return False
     if isinstance(statement, cst.If):
-        return statement.orelse is None and _threshold(statement.test, counter)
-    return True
+        return statement.orelse is None and _threshold(statement.test, counter) \
+            and all(isinstance(inner, cst.SimpleStatementLine) for inner in _block(statement))
+    return isinstance(statement, cst.SimpleStatementLine)
 
 
 def _increments(statement: cst.BaseSmallStatement, counter: str) -> bool:
