@@ -358,3 +358,26 @@ def test_a_generator_index_the_loop_changes_is_no_window(change):
         "    loss = criterion", f"    if batch is None:\n        {change}\n    loss = criterion"))
     (step,) = loop.optimizer_steps
     assert loop.accumulation_check(step) is None
+
+
+def test_a_generator_the_file_defines_twice_gives_no_window():
+    loop = _loop("""
+        if fast:
+            def batches(loader, accum_steps):
+                for batch in loader:
+                    yield {"index": 0}, batch
+        else:
+            def batches(loader, accum_steps):
+                micro = 0
+                for batch in loader:
+                    yield {"index": micro % accum_steps}, batch
+                    micro += 1
+
+        for meta, batch in batches(loader, args.accum):
+            criterion(model(batch), batch).backward()
+            if meta["index"] == args.accum - 1:
+                opt.step()
+                opt.zero_grad()
+    """)
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None

@@ -360,8 +360,9 @@ class TrainingLoop:
         if not isinstance(iterable, cst.Call) or not isinstance(iterable.func, cst.Name):
             return None
         generator = self.functions.callee(iterable, self.function)
-        if generator is None:
-            return None
+        defined = self.names.functions.get(generator.name.value, []) if generator is not None and self.names else []
+        if generator is None or len(defined) > 1:
+            return None  # a name the file defines twice (`if fast: def batches ...` / `else: def batches ...`)
         return iterable, generator, position, width
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
