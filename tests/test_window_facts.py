@@ -351,7 +351,8 @@ def test_a_window_index_a_function_of_the_file_returns(returned, count):
     assert (_CODE.code_for_node(check.count) if check is not None else None) == count
 
 
-@pytest.mark.parametrize("change", ['meta["index"] = 0', 'meta.update(index=0)', 'del meta["index"]'])
+@pytest.mark.parametrize("change", ['meta["index"] = 0', 'meta.update(index=0)', 'del meta["index"]',
+                                    'reset_index(meta)'])
 def test_a_generator_index_the_loop_changes_is_no_window(change):
     loop = _loop(_GENERATOR_LOOP.format(generator=textwrap.indent(textwrap.dedent(_YIELDS_INDEX), "    "),
                                         condition='meta["index"] == args.accum - 1').replace(

@@ -290,9 +290,9 @@ class TrainingLoop:
                 return None
             if isinstance(held[0], cst.BinaryOperation) and isinstance(held[0].operator, cst.Modulo):
                 return held[0].right
-            if isinstance(held[0], cst.Call) and isinstance(held[0].func, cst.Name) and self.functions is not None:
+            if isinstance(held[0], cst.Call):
                 # `slot = window_slot(step, accum)` with `def window_slot(i, n): return i % n`
-                function = self.functions.callee(held[0], self.function)
+                function = self._file_function(held[0])
                 parameter = windows.returned_remainder(function) if function is not None else None
                 count = _argument_for(held[0], function, parameter) if parameter is not None else None
                 return count if count is not None and self._constant(count) is True else None
@@ -310,7 +310,7 @@ class TrainingLoop:
 
     def _changes_entries(self, name: str) -> bool:
         """The loop's body may change the entries of the dict `name` holds: `meta["index"] = ...`,
-        `del meta[...]`, or a method of it called (`meta.update(...)`)."""
+        `del meta[...]`, a method of it called (`meta.update(...)`), or the dict handed to a call."""
         for part in preorder(self.node.body):
             targets: List[cst.CSTNode] = list(_assignment_targets(part))
             if isinstance(part, cst.Del):
@@ -319,6 +319,8 @@ class TrainingLoop:
                 return True
             if isinstance(part, cst.Call) and isinstance(part.func, cst.Attribute) \
                     and dotted_name(part.func.value) == name:
+                return True
+            if isinstance(part, cst.Arg) and isinstance(part.value, cst.Name) and part.value.value == name:
                 return True
         return False
 
@@ -357,13 +359,20 @@ class TrainingLoop:
         if isinstance(iterable, cst.Name):
             before = self.value_before_loop(iterable.value)
             iterable = windows.unwrap(before) if before is not None else iterable
-        if not isinstance(iterable, cst.Call) or not isinstance(iterable.func, cst.Name):
+        if not isinstance(iterable, cst.Call):
             return None
-        generator = self.functions.callee(iterable, self.function)
-        defined = self.names.functions.get(generator.name.value, []) if generator is not None and self.names else []
-        if generator is None or len(defined) > 1:
-            return None  # a name the file defines twice (`if fast: def batches ...` / `else: def batches ...`)
-        return iterable, generator, position, width
+        generator = self._file_function(iterable)
+        return (iterable, generator, position, width) if generator is not None else None
+
+    def _file_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function of this file a call of a plain name runs, when the file defines that name once (not
+        `if fast: def batches ...` / `else: def batches ...`)."""
+        if self.functions is None or not isinstance(call.func, cst.Name):
+            return None
+        function = self.functions.callee(call, self.function)
+        if function is None or (self.names is not None and len(self.names.functions.get(call.func.value, [])) > 1):
+            return None
+        return function
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
         """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
@@ -1309,8 +1318,8 @@ def _grad_off(contexts: Sequence[cst.BaseExpression], names: ModuleNames) -> boo
 
 
 def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
-    """What `call` passes for `function`'s `parameter`: by keyword, or by position when no `*args` or
-    `**kwargs` comes before it. None when the default is left to hold."""
+    """What `call` passes for `function`'s `parameter`: by keyword, or by position when the call unpacks
+    nothing (`*args`, `**kwargs`). None when the default is left to hold, or the code does not say."""
     for argument in call.args:
         if argument.keyword is not None and argument.keyword.value == parameter:
             return argument.value
