@@ -263,3 +263,199 @@ def test_no_window_counted_since_a_mark_set_on_every_micro_batch():
     """)
     (step,) = loop.optimizer_steps
     assert loop.accumulation_check(step) is None
+
+
+_GENERATOR_LOOP = """
+def batches(loader, accum_steps, log_every=10):
+{generator}
+
+for meta, batch in batches(loader, accum_steps=args.accum):
+    loss = criterion(model(batch), batch)
+    loss.backward()
+    if {condition}:
+        opt.step()
+        opt.zero_grad()
+"""
+
+_YIELDS_INDEX = """
+    micro = 0
+    for batch in loader:
+        yield {"index": micro % accum_steps, "micro": micro}, batch
+        micro += 1
+"""
+
+
+@pytest.mark.parametrize("generator, condition, count, remainder", [
+    (_YIELDS_INDEX, 'meta["index"] == args.accum - 1', "args.accum", "last"),
+    (_YIELDS_INDEX, 'meta["index"] + 1 == args.accum', "args.accum", "last"),
+    (_YIELDS_INDEX, 'meta["index"] == 0', "args.accum", "zero"),
+    # through a name the dict is held in, under a resume threshold on the counter
+    ("""
+    micro = 0
+    for batch in loader:
+        meta = {"index": micro % accum_steps}
+        if micro >= start:
+            yield meta, batch
+        micro = micro + 1
+""", 'meta["index"] == args.accum - 1', "args.accum", "last"),
+    # the index itself, an element of the yielded tuple
+    ("""
+    micro = 0
+    for batch in loader:
+        yield micro % accum_steps, batch
+        micro += 1
+""", "meta == args.accum - 1", "args.accum", "last"),
+])
+def test_a_window_index_a_generator_of_the_file_yields(generator, condition, count, remainder):
+    loop = _loop(_GENERATOR_LOOP.format(generator=textwrap.indent(textwrap.dedent(generator), "    "),
+                                        condition=condition))
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert check is not None
+    assert (_CODE.code_for_node(check.count), check.remainder, check.counter) == (count, remainder, None)
+
+
+@pytest.mark.parametrize("generator, condition", [
+    # the index cycles modulo another count than the one the condition tests
+    (_YIELDS_INDEX, 'meta["index"] == args.log_every - 1'),
+    # a key that is not the remainder
+    (_YIELDS_INDEX, 'meta["micro"] == args.accum - 1'),
+    # a tuple element that is not the remainder
+    ("""
+    micro = 0
+    for batch in loader:
+        yield micro // accum_steps, batch
+        micro += 1
+""", "meta == args.accum - 1"),
+    # the generator yields from several places
+    ("""
+    micro = 0
+    for batch in loader:
+        yield {"index": micro % accum_steps}, batch
+        micro += 1
+    yield {"index": 0}, None
+""", 'meta["index"] == args.accum - 1'),
+    # the remainder of a count that does not move once per yield (a task's number)
+    ("""
+    for task, part in enumerate(loader):
+        for batch in part:
+            yield {"index": task % accum_steps}, batch
+""", 'meta["index"] == args.accum - 1'),
+    # a `continue` skips the count on some iterations
+    ("""
+    micro = 0
+    for batch in loader:
+        if batch is None:
+            continue
+        yield {"index": micro % accum_steps}, batch
+        micro += 1
+""", 'meta["index"] == args.accum - 1'),
+    # the yield sits under a condition that is not a threshold on the count
+    ("""
+    micro = 0
+    for batch in loader:
+        if len(batch) > 1:
+            yield {"index": micro % accum_steps}, batch
+        micro += 1
+""", 'meta["index"] == args.accum - 1'),
+    # the yield sits under a condition nested in the threshold
+    ("""
+    micro = 0
+    for batch in loader:
+        if micro >= start:
+            if len(batch) > 1:
+                yield {"index": micro % accum_steps}, batch
+        micro += 1
+""", 'meta["index"] == args.accum - 1'),
+    # the dict is changed after it is built
+    ("""
+    micro = 0
+    for batch in loader:
+        meta = {"index": micro % accum_steps}
+        meta["index"] = 0
+        yield meta, batch
+        micro += 1
+""", 'meta["index"] == args.accum - 1'),
+    # the divisor is rebound in the generator
+    ("""
+    micro = 0
+    accum_steps = max(accum_steps, 2)
+    for batch in loader:
+        yield {"index": micro % accum_steps}, batch
+        micro += 1
+""", 'meta["index"] == args.accum - 1'),
+])
+def test_a_generator_index_the_file_does_not_show_cycling_is_no_window(generator, condition):
+    loop = _loop(_GENERATOR_LOOP.format(generator=textwrap.indent(textwrap.dedent(generator), "    "),
+                                        condition=condition))
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None
+
+
+def test_a_window_index_held_in_a_name_is_a_window():
+    loop = _loop("""
+        for step, (x, y) in enumerate(loader):
+            slot = step % accum
+            criterion(model(x), y).backward()
+            if slot == accum - 1:
+                opt.step()
+                opt.zero_grad()
+    """)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert (_CODE.code_for_node(check.count), check.remainder) == ("accum", "last")
+
+
+@pytest.mark.parametrize("returned, count", [
+    ("step % n", "accum"),
+    ("step // n", None),  # not a remainder
+    ("step % 4", None),  # a remainder of no parameter: the call says nothing of its count
+])
+def test_a_window_index_a_function_of_the_file_returns(returned, count):
+    loop = _loop(f"""
+        def window_slot(step, n):
+            return {returned}
+
+        for step, (x, y) in enumerate(loader):
+            slot = window_slot(step, accum)
+            criterion(model(x), y).backward()
+            if slot == accum - 1:
+                opt.step()
+                opt.zero_grad()
+    """)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert (_CODE.code_for_node(check.count) if check is not None else None) == count
+
+
+@pytest.mark.parametrize("change", ['meta["index"] = 0', 'meta.update(index=0)', 'del meta["index"]',
+                                    'reset_index(meta)'])
+def test_a_generator_index_the_loop_changes_is_no_window(change):
+    loop = _loop(_GENERATOR_LOOP.format(generator=textwrap.indent(textwrap.dedent(_YIELDS_INDEX), "    "),
+                                        condition='meta["index"] == args.accum - 1').replace(
+        "    loss = criterion", f"    if batch is None:\n        {change}\n    loss = criterion"))
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None
+
+
+def test_a_generator_the_file_defines_twice_gives_no_window():
+    loop = _loop("""
+        if fast:
+            def batches(loader, accum_steps):
+                for batch in loader:
+                    yield {"index": 0}, batch
+        else:
+            def batches(loader, accum_steps):
+                micro = 0
+                for batch in loader:
+                    yield {"index": micro % accum_steps}, batch
+                    micro += 1
+
+        for meta, batch in batches(loader, args.accum):
+            criterion(model(batch), batch).backward()
+            if meta["index"] == args.accum - 1:
+                opt.step()
+                opt.zero_grad()
+    """)
+    (step,) = loop.optimizer_steps
+    assert loop.accumulation_check(step) is None

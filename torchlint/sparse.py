@@ -7,7 +7,8 @@ loop the loop sits in one or two functions among many. The analysis reads:
   the loop in it), and of every function whose name occurs there and whose
   text has `zero_grad`, the word `grad`, `detach`, `.data`, `Variable(`,
   `backward` or `.step(` in it, or whose name has `loss` in it, or that
-  returns what it builds with a class, or that slices (`data[i : i + block]`)
+  returns what it builds with a class, or that slices (`data[i : i + block]`),
+  or that yields a remainder or returns one (a window index, `c % grad_accum_steps`)
   (the helpers a loop may call to reset or rescale gradients, to detach a
   state, that run the backward or the step for it, compute its loss, build a
   module for it or cut its batches from a packed stream,
@@ -16,7 +17,8 @@ loop the loop sits in one or two functions among many. The analysis reads:
   detached values, the loss or the new module it returns, the cuts, the
   learning rate it reads (`param_groups`, `get_last_lr()`, `["lr"]`), and the
   backwards and steps it runs on every call,
-  `torchlint.training.calls`); and the methods of a class whose name occurs
+  `torchlint.training.calls`, the window index a generator yields or a
+  function returns, `torchlint.training.windows`); and the methods of a class whose name occurs
   there that spell one of those words (an object of it that the loop calls
   runs them: `scaler = Scaler()` ... `scaler(loss, optimizer)`);
 - the names the whole file binds (`torchlint.names.ModuleNames`): imports,
@@ -95,7 +97,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
                 # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
                 if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
-                        or _CUT.search(helper) or _hands_back_parameter(statement)):
+                        or _CUT.search(helper) or _hands_back_parameter(statement)
+                        or _hands_out_remainder(statement)):
                     whole.add(id(statement))
                     known.update(_IDENTIFIER.findall(helper))
             pending.extend(_children(statement))
@@ -117,6 +120,18 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     if not blanker.blanked:
         return None
     return "".join(blanker.lines), sorted(set(kept_top))
+
+
+def _hands_out_remainder(function: ast.stmt) -> bool:
+    """A generator that computes a remainder (`c % grad_accum_steps`), or a function that returns one:
+    training.windows reads the window index it may yield to the loop (`{"grad_accum_index": c % n}`) or
+    return (`return step % n`)."""
+    nodes = list(ast.walk(function))
+    if any(isinstance(node, ast.Return) and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Mod)
+           for node in nodes):
+        return True
+    return any(isinstance(node, ast.Yield) for node in nodes) and any(
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in nodes)
 
 
 def _builds_module(function: ast.stmt) -> bool:

@@ -13,6 +13,14 @@ either branch of an `if` (`scaler.scale(loss).backward()` with AMP,
 `loss.backward()` without) is one bug: one finding, at the first, whose fix
 divides the loss once, before the `if`.
 
+The step may also test where the micro-batch sits in its window when that
+position is computed elsewhere: `slot = i % N` (or a function of the file
+returning `i % n`) and `if slot == N - 1:`, or a generator of the file that
+yields `{"grad_accum_index": c % n, ...}` (or `c % n` as a tuple element)
+for a counter it moves by one per yield, read by the loop as
+`meta["grad_accum_index"] == args.grad_accum_steps - 1` (also `+ 1 == N`,
+`== 0`); `N` is then what the loop's call passes for `n`.
+
 The backward may run in a function of the same file that the loop calls
 (`self.training_step(batch)`, a nested `micro_step(...)`, the `__call__` of
 an object of a class of the file), and the loss may come from one (`loss =

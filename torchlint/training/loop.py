@@ -273,7 +273,110 @@ class TrainingLoop:
 
     def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
         """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""
-        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at))
+        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at),
+                                 functools.partial(self._cycle, guard.read_at))
+
+    def _cycle(self, node: int, value: cst.BaseExpression, depth: int = 0) -> Optional[cst.BaseExpression]:
+        """The count N that `value`, read at `node`, cycles modulo: `idx` after `idx = i % N` (or after
+        `idx = slot(i, N)`, a function of the file that returns `i % n`), or
+        `meta["grad_accum_index"]` where `meta` is what the loop draws from a generator of the file that
+        yields `{"grad_accum_index": c % N, ...}` (or `index` drawn from `yield c % N, batch`) for a counter `c`
+        it moves by one per yield (`N` is then
+        the argument the loop's call passes for that parameter, and must keep its value through the loop)."""
+        if node < 0 or depth > 2:
+            return None
+        if isinstance(value, cst.Name):
+            drawn = self._drawn_from_generator(node, value.value)
+            if drawn is not None:  # `for index, batch in batches(...)` yielding `c % n, batch`
+                return self._cycled_argument(drawn, None)
+            held = self._flag(node, value.value)
+            if held is None:
+                return None
+            if isinstance(held[0], cst.BinaryOperation) and isinstance(held[0].operator, cst.Modulo):
+                return held[0].right
+            if isinstance(held[0], cst.Call):
+                # `slot = window_slot(step, accum)` with `def window_slot(i, n): return i % n`
+                function = self._file_function(held[0])
+                parameter = windows.returned_remainder(function) if function is not None else None
+                count = _argument_for(held[0], function, parameter) if parameter is not None else None
+                return count if count is not None and self._constant(count) is True else None
+            return self._cycle(held[1], held[0], depth + 1)
+        if not isinstance(value, cst.Subscript) or not isinstance(value.value, cst.Name) or len(value.slice) != 1:
+            return None
+        index = value.slice[0].slice
+        if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
+            return None
+        key = index.value.evaluated_value
+        drawn = self._drawn_from_generator(node, value.value.value)
+        if drawn is None or not isinstance(key, str) or self._changes_entries(value.value.value):
+            return None
+        return self._cycled_argument(drawn, key)
+
+    def _changes_entries(self, name: str) -> bool:
+        """The loop's body may change the entries of the dict `name` holds: `meta["index"] = ...`,
+        `del meta[...]`, a method of it called (`meta.update(...)`), or the dict handed to a call."""
+        for part in preorder(self.node.body):
+            targets: List[cst.CSTNode] = list(_assignment_targets(part))
+            if isinstance(part, cst.Del):
+                targets.append(part.target)
+            if any(isinstance(target, cst.Subscript) and dotted_name(target.value) == name for target in targets):
+                return True
+            if isinstance(part, cst.Call) and isinstance(part.func, cst.Attribute) \
+                    and dotted_name(part.func.value) == name:
+                return True
+            if isinstance(part, cst.Arg) and isinstance(part.value, cst.Name) and part.value.value == name:
+                return True
+        return False
+
+    def _cycled_argument(self, drawn: Tuple[cst.Call, cst.FunctionDef, Optional[int], int],
+                         key: Optional[str]) -> Optional[cst.BaseExpression]:
+        """What the loop's call passes for the count its generator's window index cycles modulo, when that
+        argument keeps its value through the loop."""
+        call, generator, position, width = drawn
+        parameter = windows.cycled_entry(generator, position, width, key)
+        count = _argument_for(call, generator, parameter) if parameter is not None else None
+        if count is None or self._constant(count) is not True:
+            return None
+        return count
+
+    def _drawn_from_generator(self, node: int, name: str
+                              ) -> Optional[Tuple[cst.Call, cst.FunctionDef, Optional[int], int]]:
+        """When `name` at `node` holds what this `for` loop draws from a call of a function of the file
+        (`for meta, batch in batches(...)`, also through a name bound before the loop): that call, the function,
+        where `name` sits in the loop's target tuple (None: it is the target) and the tuple's width."""
+        loop = self.node
+        if not isinstance(loop, cst.For) or self.functions is None:
+            return None
+        found = self.reaching(name, node)
+        if len(found) != 1 or found[0].kind != "target" or found[0].syntax is not loop:
+            return None
+        target, position, width = loop.target, None, 1
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [element.value for element in target.elements]
+            matches = [i for i, element in enumerate(names) if isinstance(element, cst.Name) and element.value == name]
+            if len(matches) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
+                return None
+            position, width = matches[0], len(names)
+        elif not (isinstance(target, cst.Name) and target.value == name):
+            return None
+        iterable = windows.unwrap(loop.iter)
+        if isinstance(iterable, cst.Name):
+            before = self.value_before_loop(iterable.value)
+            iterable = windows.unwrap(before) if before is not None else iterable
+        if not isinstance(iterable, cst.Call):
+            return None
+        generator = self._file_function(iterable)
+        return (iterable, generator, position, width) if generator is not None else None
+
+    def _file_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function of this file a call of a plain name runs, when the file defines that name once (not
+        `if fast: def batches ...` / `else: def batches ...`)."""
+        if self.functions is None or not isinstance(call.func, cst.Name):
+            return None
+        function = self.functions.callee(call, self.function)
+        if function is None or (self.names is not None and len(self.names.functions.get(call.func.value, [])) > 1):
+            return None
+        return function
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
         """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
@@ -1329,6 +1432,21 @@ def _grad_off(contexts: Sequence[cst.BaseExpression], names: ModuleNames) -> boo
     """The innermost of `contexts` that sets the gradient mode turns it off."""
     modes = [mode for mode in (grad_mode(item, names) for item in contexts) if mode is not None]
     return bool(modes) and modes[-1] == "off"
+
+
+def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+    """What `call` passes for `function`'s `parameter`: by keyword, or by position when the call unpacks
+    nothing (`*args`, `**kwargs`). None when the default is left to hold, or the code does not say."""
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == parameter:
+            return argument.value
+    if any(argument.star for argument in call.args):
+        return None
+    positional_names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    passed = [argument.value for argument in call.args if argument.keyword is None]
+    if parameter in positional_names and positional_names.index(parameter) < len(passed):
+        return passed[positional_names.index(parameter)]
+    return None
 
 
 def _assignment_targets(part: cst.CSTNode) -> List[cst.BaseExpression]:

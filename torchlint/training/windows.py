@@ -97,26 +97,31 @@ class AccumulationCheck:
 # A name tested by an `if` -> the condition it holds and the node that assigns it, when one
 # assignment in the iteration gives it its value on every path.
 Resolver = Callable[[str], Optional[Tuple[cst.BaseExpression, int]]]
+# A value read in the iteration -> the count N it cycles modulo (`idx = i % N`, a generator's
+# `{"grad_accum_index": c % N}`), spelled as the loop's code spells it, when the code shows it.
+Cycler = Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]
 
 
 def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
-              resolve: Optional[Resolver] = None) -> Iterable[AccumulationCheck]:
+              resolve: Optional[Resolver] = None, cycle: Optional[Cycler] = None) -> Iterable[AccumulationCheck]:
     """Window conditions in `test`; `holds` is False when the step runs where `test` is false. `resolve`
-    reads a flag (`if not is_accumulating:`) as the condition assigned to it (once, not through flags)."""
+    reads a flag (`if not is_accumulating:`) as the condition assigned to it (once, not through flags).
+    `cycle` reads a value that cycles modulo N, so `x == N - 1`, `x + 1 == N` and `x == 0` are windows too
+    (with no counter of the loop's own: the count lives where `x` was computed)."""
     if isinstance(test, cst.BooleanOperation):
-        yield from checks_in(test.left, guard, holds, resolve)
-        yield from checks_in(test.right, guard, holds, resolve)
+        yield from checks_in(test.left, guard, holds, resolve, cycle)
+        yield from checks_in(test.right, guard, holds, resolve, cycle)
         return
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         if _is_modulo(test.expression) and holds:
             yield _modulo_check(test, test.expression, "zero", guard)
         else:
-            yield from checks_in(test.expression, guard, not holds, resolve)
+            yield from checks_in(test.expression, guard, not holds, resolve, cycle)
         return
     if isinstance(test, cst.Name) and resolve is not None:
         held = resolve(test.value)
         if held is not None:
-            for check in checks_in(held[0], guard, holds):
+            for check in checks_in(held[0], guard, holds, cycle=cycle):
                 yield dataclasses.replace(check, held_at=held[1], held=held[0], flag=test.value)
         return
     if _is_modulo(test) and not holds:  # `if i % N: continue` steps when `i % N == 0`
@@ -132,6 +137,12 @@ def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
             if _is_modulo(modulo):
                 yield _modulo_check(test, modulo, _remainder_kind(modulo, other), guard, negated=not holds)
                 return
+        if cycle is not None:
+            for value, other in ((left, right), (right, left)):
+                found = _cycled_check(test, value, other, cycle, guard, not holds)
+                if found is not None:
+                    yield found
+                    return
     yield from _since_checks(test, guard, holds, resolve)
     reached = (cst.Equal, cst.GreaterThanEqual) if holds else (cst.NotEqual, cst.LessThan)
     if isinstance(target.operator, reached):
@@ -208,6 +219,29 @@ def _reads_any(node: cst.BaseExpression, names: Iterable[str]) -> bool:
     wanted = set(names)
     return any(dotted_name(part) in wanted for part in preorder(node)
                if isinstance(part, (cst.Name, cst.Attribute)))
+
+
+def _cycled_check(test: cst.Comparison, value: cst.BaseExpression, other: cst.BaseExpression, cycle: Cycler,
+                  guard: Guard, negated: bool) -> Optional[AccumulationCheck]:
+    """`x == N - 1`, `x + 1 == N` (the window's last micro-batch) or `x == 0` (its first) for an `x` that
+    cycles modulo N. The count is the comparison's own `N` where it has one."""
+    shifted = isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+        and int_value(value.right) == 1
+    count = cycle(value.left if shifted else value)
+    if count is None:
+        return None
+    if shifted:
+        if not (other.deep_equals(count) or (int_value(count) is not None and int_value(other) == int_value(count))):
+            return None
+        return AccumulationCheck("modulo", test, value, None, 0, other, "last", guard, negated)
+    if int_value(other) == 0:
+        return AccumulationCheck("modulo", test, value, None, 0, count, "zero", guard, negated)
+    if isinstance(other, cst.BinaryOperation) and isinstance(other.operator, cst.Subtract) \
+            and int_value(other.right) == 1 and other.left.deep_equals(count):
+        return AccumulationCheck("modulo", test, value, None, 0, other.left, "last", guard, negated)
+    if int_value(count) is not None and int_value(other) == int_value(count) - 1:
+        return AccumulationCheck("modulo", test, value, None, 0, count, "last", guard, negated)
+    return None
 
 
 def _is_modulo(node: cst.BaseExpression) -> bool:
@@ -663,3 +697,191 @@ def _chunks(iterable: cst.BaseExpression, names: ModuleNames) -> Optional[InnerC
 
 def _mentions(node: cst.CSTNode, name: str) -> bool:
     return any(isinstance(part, cst.Name) and part.value == name for part in preorder(node))
+
+
+# --- window indices a generator of the file computes --------------------------------------------
+
+
+def cycled_entry(generator: cst.FunctionDef, position: Optional[int], width: int,
+                 key: Optional[str]) -> Optional[str]:
+    """The parameter `P` of `generator` when every value it yields carries, under `key`, the index of a
+    micro-batch in its window: `{"grad_accum_index": c % P, ...}` where `c` goes up by one on every
+    iteration of the loop that yields once per iteration. `position` is where the dict sits in the yielded
+    tuple of `width` elements (None: the yielded value is the dict); with no `key`, that element is the index
+    itself (`yield c % P, batch`). None unless the file shows every path:
+    one `yield` (no `yield from`), a dict display (or a name given one dict display in that loop, nowhere
+    else touched) with that key once and no `**`, `P` a parameter the function never rebinds, and a counter
+    that the loop moves by one, once per iteration, with no `continue` skipping it. The yield may sit under
+    a threshold on the counter (`if c >= start: yield ...`): the yields still see consecutive counts."""
+    body = [part for part in _own_nodes(generator.body)]
+    yields = [part for part in body if isinstance(part, cst.Yield)]
+    if len(yields) != 1 or not isinstance(yields[0].value, cst.BaseExpression) \
+            or isinstance(yields[0].value, cst.From):
+        return None
+    yielded = yields[0].value
+    if position is not None:
+        if not isinstance(yielded, cst.Tuple) or len(yielded.elements) != width \
+                or any(isinstance(element, cst.StarredElement) for element in yielded.elements):
+            return None
+        yielded = yielded.elements[position].value
+    statement, loop = _statement_in_loop(generator, yields[0])
+    if loop is None:
+        return None
+    if isinstance(yielded, cst.Name):
+        mentions = [part for part in body if isinstance(part, cst.Name) and part.value == yielded.value]
+        assigned = [part for part in _block(loop) if isinstance(part, cst.SimpleStatementLine)
+                    and len(part.body) == 1 and isinstance(part.body[0], cst.Assign)
+                    and len(part.body[0].targets) == 1
+                    and any(part.body[0].targets[0].target is mention for mention in mentions)]
+        if len(assigned) != 1 or len(mentions) != 2 or _block(loop).index(assigned[0]) >= _block(loop).index(statement):
+            return None
+        yielded = assigned[0].body[0].value
+    if key is None:
+        entries = [yielded]
+    elif isinstance(yielded, cst.Dict) and all(isinstance(e, cst.DictElement) for e in yielded.elements):
+        entries = [e.value for e in yielded.elements
+                   if isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key]
+    else:
+        return None
+    if len(entries) != 1 or not _is_modulo(entries[0]):
+        return None
+    counter, divisor = entries[0].left, entries[0].right
+    if not isinstance(counter, cst.Name) or not isinstance(divisor, cst.Name):
+        return None
+    parameters = [p.name.value for p in (*generator.params.posonly_params, *generator.params.params,
+                                         *generator.params.kwonly_params)]
+    if divisor.value not in parameters or _bound(body, divisor.value):
+        return None
+    if not _counts_each_iteration(loop, counter.value, statement):
+        return None
+    return divisor.value
+
+
+def returned_remainder(function: cst.FunctionDef) -> Optional[str]:
+    """The parameter `P` when `function` returns `x % P` and nothing else (one `return`, no `yield`, `P`
+    never rebound): what a call of it returns cycles modulo the argument passed for `P`."""
+    body = list(_own_nodes(function.body))
+    returns = [part for part in body if isinstance(part, cst.Return)]
+    if len(returns) != 1 or any(isinstance(part, cst.Yield) for part in body) or not _is_modulo(returns[0].value):
+        return None
+    divisor = returns[0].value.right
+    parameters = [p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                         *function.params.kwonly_params)]
+    if not isinstance(divisor, cst.Name) or divisor.value not in parameters or _bound(body, divisor.value):
+        return None
+    return divisor.value
+
+
+def _own_nodes(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """The nodes of a function's body, not those of functions, lambdas or classes defined in it."""
+    for child in children(node):
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        yield child
+        yield from _own_nodes(child)
+
+
+def _block(loop: cst.CSTNode) -> List[cst.BaseStatement]:
+    body = loop.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
+
+
+def _statement_in_loop(generator: cst.FunctionDef, target: cst.CSTNode
+                       ) -> Tuple[Optional[cst.BaseStatement], Optional[cst.CSTNode]]:
+    """The statement of the innermost loop's own block that holds `target`, and that loop."""
+    found: Tuple[Optional[cst.BaseStatement], Optional[cst.CSTNode]] = (None, None)
+
+    def visit(node: cst.CSTNode, loop: Optional[cst.CSTNode], statement: Optional[cst.BaseStatement]) -> bool:
+        nonlocal found
+        if node is target:
+            found = (statement, loop)
+            return True
+        for child in children(node):
+            if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, (cst.For, cst.While)) and child is node.body:
+                if any(visit(inner, node, inner) for inner in _block(node)):
+                    return True
+                continue
+            if visit(child, loop, statement):
+                return True
+        return False
+
+    visit(generator.body, None, None)
+    return found
+
+
+def _bound(nodes: List[cst.CSTNode], name: str) -> bool:
+    """`name` is assigned, augmented, a loop or `with` target, or deleted among `nodes`."""
+    for part in nodes:
+        targets: List[cst.CSTNode] = []
+        if isinstance(part, cst.Assign):
+            targets = [target.target for target in part.targets]
+        elif isinstance(part, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            targets = [part.target]
+        elif isinstance(part, cst.AsName):
+            targets = [part.name]
+        elif isinstance(part, (cst.Del, cst.NamedExpr)):
+            targets = [part.target]
+        if any(isinstance(inner, cst.Name) and inner.value == name
+               for target in targets for inner in (target, *preorder(target))):
+            return True
+    return False
+
+
+def _counts_each_iteration(loop: cst.CSTNode, counter: str, statement: cst.BaseStatement) -> bool:
+    """`counter += 1` is a statement of `loop`'s own block and the only binding of `counter` in the loop, no
+    `continue` of the loop skips it, and `statement` (holding the yield) is a simple statement of that block
+    or an `if` of it, of simple statements, testing only that the counter has passed a threshold
+    (`if c >= start:`)."""
+    block = _block(loop)
+    increments = [part for part in block if isinstance(part, cst.SimpleStatementLine) and len(part.body) == 1
+                  and isinstance(part.body[0], (cst.AugAssign, cst.Assign))
+                  and _increments(part.body[0], counter)]
+    inside = list(_own_nodes(loop.body))
+    if len(increments) != 1 or sum(_bound([part], counter) for part in inside) != 1:
+        return False
+    if _continues(loop.body):
+        return False
+    if isinstance(statement, cst.If):
+        return statement.orelse is None and _threshold(statement.test, counter) \
+            and all(isinstance(inner, cst.SimpleStatementLine) for inner in _block(statement))
+    return isinstance(statement, cst.SimpleStatementLine)
+
+
+def _increments(statement: cst.BaseSmallStatement, counter: str) -> bool:
+    if isinstance(statement, cst.AugAssign):
+        return isinstance(statement.target, cst.Name) and statement.target.value == counter \
+            and isinstance(statement.operator, cst.AddAssign) and int_value(statement.value) == 1
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0].target, statement.value
+        return isinstance(target, cst.Name) and target.value == counter \
+            and isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+            and dotted_name(value.left) == counter and int_value(value.right) == 1
+    return False
+
+
+def _continues(node: cst.CSTNode) -> bool:
+    """A `continue` of this loop (not of a loop nested in it)."""
+    for child in children(node):
+        if isinstance(child, cst.Continue):
+            return True
+        if isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(child, (cst.For, cst.While)) and child.orelse is not None and _continues(child.orelse):
+                return True
+            continue
+        if _continues(child):
+            return True
+    return False
+
+
+def _threshold(test: cst.BaseExpression, counter: str) -> bool:
+    """`c >= start`, `c > start`, `start <= c`, `start < c`: true from some count on, for good."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if dotted_name(test.left) == counter and isinstance(operator, (cst.GreaterThanEqual, cst.GreaterThan)):
+        return counter not in {p.value for p in preorder(right) if isinstance(p, cst.Name)}
+    if dotted_name(right) == counter and isinstance(operator, (cst.LessThanEqual, cst.LessThan)):
+        return counter not in {p.value for p in preorder(test.left) if isinstance(p, cst.Name)}
+    return False
