@@ -44,7 +44,7 @@ TENSOR_METHODS = frozenset(
      "transpose", "chunk", "split", "softmax", "log_softmax"}
 )
 # Tensor methods whose result is still attached to the receiver's graph.
-GRAPH_KEEPING_METHODS = TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp"}
+GRAPH_KEEPING_METHODS = TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp", "type"}
 # Methods that give a plain Python value: no graph.
 _TO_PYTHON = frozenset({"item", "tolist", "numpy"})  # `numpy()` also refuses a tensor that requires grad
 # Calls whose result is their argument's elements, graph and all.
@@ -57,7 +57,7 @@ FACTORIES = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randi
                         "linspace", "eye", "tensor", "zeros_like", "ones_like", "empty_like", "full_like",
                         "rand_like", "randn_like", "randint_like", "load", "from_numpy"})
 # Arguments that say where or how, never what: they carry no graph into the result.
-_SETTINGS = frozenset({"device", "dtype", "requires_grad", "layout", "pin_memory", "non_blocking",
+SETTINGS = frozenset({"device", "dtype", "requires_grad", "layout", "pin_memory", "non_blocking",
                        "memory_format", "generator", "copy"})
 # Tensor methods whose result is computed from the receiver and the tensors passed: `a.mul(b)`.
 _DATA_METHODS = frozenset(
@@ -367,7 +367,8 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
     if isinstance(func, cst.Attribute) and qualified is None:
         if func.attr.value in GRAPH_KEEPING_METHODS:
             return state(func.value)  # `x.to(device)`, `x.view(n, -1)`: the arguments say where or what shape
-        if func.attr.value in _DATA_METHODS:
+        if func.attr.value in _DATA_METHODS or func.attr.value.endswith("_"):
+            # `a.mul(b)`; an in-place operation gives its receiver, now computed from the inputs too
             return combine([state(func.value)] + [state(arg) for arg in inputs])  # `a.mul(b)`
     if short in _ELEMENTS or (qualified is not None and qualified.startswith("torch.")):
         return combine(state(arg) for arg in inputs)  # `torch.cat([a, b])`, `sum(losses)`, `zip(f, g)`
@@ -380,4 +381,4 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
 
 
 def _setting(arg: cst.Arg) -> bool:
-    return arg.keyword is not None and arg.keyword.value in _SETTINGS
+    return arg.keyword is not None and arg.keyword.value in SETTINGS
