@@ -67,7 +67,7 @@ _DATA_METHODS = frozenset(
 )
 # Builtins whose result is made of their arguments' elements; builtins that give a plain number.
 _ELEMENTS = _CONTAINERS | {"sum", "zip", "enumerate", "reversed", "sorted", "max", "min", "abs", "iter", "next"}
-_NUMBERS = frozenset({"len", "int", "float", "round", "bool", "str", "range", "isinstance"})
+_NUMBERS = frozenset({"len", "int", "float", "round", "bool", "str", "range", "isinstance", "size", "dim", "numel"})
 # `Variable(h.data)`: the pre-0.4 wrapper builds a new leaf, cut from any history its argument had.
 _NEW_LEAVES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
