@@ -5,7 +5,13 @@
 Flags `loss.backward(retain_graph=True)` (also `torch.autograd.backward(...,
 retain_graph=True)` and `torch.autograd.grad(..., retain_graph=True)`) in a
 training loop when no later backward or `grad` call in the same iteration
-could go through that graph. It is an **error** when the retained tensor
+could go through that graph: none comes after it, or every later one is
+computed from other graph nodes (a second forward of the same module makes
+new ones: a GAN's generator step that runs `D(G(z))` again, an actor loss
+from the actor's own forward after the critic's loss). The same holds for a
+function the loop calls once per iteration (an agent's `update()`): its last
+retained backward, when the graph is made in that call and never leaves
+it, is reported there. It is an **error** when the retained tensor
 carries its graph into the next iteration (the graph then grows every
 iteration), and a **warning** otherwise. A retained loss *accumulator* is
 left to TL001, and model state fed back as input to TL012.
@@ -40,7 +46,9 @@ for x, y in loader:
 ```
 
 Not flagged: several backward calls through one shared graph where only the
-last omits `retain_graph`, `create_graph=True` (higher-order gradients
+last omits `retain_graph` (a shared encoder's features, the actor's action
+in both the critic's and the actor's loss, outputs collected in a list that
+a later loss reads), `create_graph=True` (higher-order gradients
 use the graph again), and a graph built before the loop that every iteration
 backpropagates through again (`features = backbone(x)`, then one head's
 backward per iteration). Nor a loss computed from a value that comes from
@@ -53,14 +61,16 @@ again, and `retain_graph=True` is what keeps that working.
 ## Fix safety
 
 Safe when the code shows every precondition: no later backward in the
-iteration (nor in a function the loop calls) goes through the graph,
+iteration (nor in a function the loop calls) goes through the graph on any
+path (every later loss is built from other nodes, as far as the code shows),
 everything the loss is computed from is made in the iteration or carries no
 graph (the loop's own batch, numbers, detached values, torch factories,
 values computed under `torch.no_grad()`), and the graph is not carried
 across iterations. The fix drops `retain_graph=True`; gradients are
 unchanged and the graph is freed at once. No fix when the graph is carried:
 the retained graph is then used by the next iteration, and detaching it is
-a decision about what to train.
+a decision about what to train. No fix in a function the loop calls: the
+edit would change every caller of it.
 """
 
 from __future__ import annotations
@@ -181,6 +191,17 @@ def fit(net, target, x, steps):
         loss.backward(retain_graph=True)
         optimizer.step()
 """,
+        # The critic's loss takes the actor's action undetached; the actor's loss goes through it again.
+        """
+for state, target in loader:
+    action = actor(state)
+    critic_loss = mse(critic(state, action), target)
+    critic_loss.backward(retain_graph=True)
+    critic_opt.step()
+    actor_loss = -critic(state, action).mean()
+    actor_loss.backward()
+    actor_opt.step()
+""",
         # Features computed before the loop: the next head backpropagates through them again.
         """
 features = backbone(images)
@@ -225,6 +246,31 @@ for x, y in loader:
     l2 = head_b(trunk(x)).mean()
     torch.autograd.backward([l1, l2])
     optimizer.step()
+""",
+        ),
+        Example(
+            """
+for real, z, ones, zeros in loader:
+    fake = generator(z)
+    d_loss = bce(disc(real), ones) + bce(disc(fake), zeros)
+    d_loss.backward(retain_graph=True)
+    d_opt.step()
+    fake = generator(z)
+    g_loss = bce(disc(fake), ones)
+    g_loss.backward()
+    g_opt.step()
+""",
+            line=5,
+            fixed="""
+for real, z, ones, zeros in loader:
+    fake = generator(z)
+    d_loss = bce(disc(real), ones) + bce(disc(fake), zeros)
+    d_loss.backward()
+    d_opt.step()
+    fake = generator(z)
+    g_loss = bce(disc(fake), ones)
+    g_loss.backward()
+    g_opt.step()
 """,
         ),
         Example(

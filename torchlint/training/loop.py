@@ -867,9 +867,20 @@ class TrainingLoop:
         def before(name: str, definition: Optional[Definition]) -> str:
             return self.graph_before_loop(name)
 
+        bound = self._remember(("bound in loop",), lambda: nodes.bound_names(self.node))
         region = Region(self.iteration.reaching, before, self.names, self.holds_module, self._filled_in_place(),
-                        lambda node: _grad_off(self.flow.graph.nodes[node].contexts, self.names), self.node)
+                        lambda node: _grad_off(self.flow.graph.nodes[node].contexts, self.names), self.node,
+                        lambda call: self._reads_any(call, bound))
         return nodes.graph_nodes(expression, at, region)
+
+    def _reads_any(self, call: cst.Call, bound: FrozenSet[str]) -> bool:
+        """`call` runs a function of the project whose body reads one of `bound` (`self.fake`, set in the loop)."""
+        found = self._called_function(call)
+        if found is None:
+            return False
+        function = found[0]
+        return self._remember(("reads", id(function), id(bound)), lambda: any(
+            name in bound for name in scopes.free_names(function.body, lambdas=True)))
 
     def call_graph_nodes(self, via: Via, expression: cst.BaseExpression, node: int) -> GraphNodes:
         """`graph_nodes` for a site a function of this file runs (`via`): the nodes of one run of that function
@@ -890,9 +901,11 @@ class TrainingLoop:
                 return self._graph_bound_elsewhere(name)
             return self._parameter_graph(name, via.function) if definition.kind == "parameter" else graph.UNKNOWN
 
+        bound = self._remember(("bound in", id(via.function)), lambda: nodes.bound_names(via.function.body))
         region = Region(via.flow.reaching, before, self.names, lambda name: name in called or self.holds_module(name),
                         self._remember(("filled in", id(via.function)), lambda: nodes.filled_in_place(via.function)),
-                        lambda at: _grad_off(via.flow.graph.nodes[at].contexts, self.names))
+                        lambda at: _grad_off(via.flow.graph.nodes[at].contexts, self.names), None,
+                        lambda call: call is not via.call and self._reads_any(call, bound))
         return nodes.graph_nodes(expression, node, region)
 
     def _filled_in_place(self) -> FrozenSet[str]:

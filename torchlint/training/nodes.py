@@ -71,6 +71,9 @@ class Region:
     filled: FrozenSet[str]  # names the region fills in place (`filled_in_place`)
     grad_off: Callable[[int], bool]  # the node runs under `torch.no_grad()`
     own_loop: Optional[cst.CSTNode] = None  # the loop whose target is fresh data each iteration
+    # A call runs a function of the project that reads what the region binds (`self.compute_g_loss()` reading
+    # `self.fake`): its result may hold nodes the walk does not see.
+    reads_region: Callable[[cst.Call], bool] = lambda call: False
 
 
 def graph_nodes(expression: cst.BaseExpression, at: int, region: Region) -> GraphNodes:
@@ -92,6 +95,9 @@ def graph_nodes(expression: cst.BaseExpression, at: int, region: Region) -> Grap
         if state != graph.NO:  # `torch.FloatTensor(batch)` is a new leaf whatever `batch` was
             for name in _graph_reads(value, names):
                 visit_name(name, node)
+            for call in _calls(value, names):
+                if region.reads_region(call):
+                    opaque.add(dotted_name(call.func) or "?")
         return state
 
     def visit_name(name: str, node: int) -> str:
@@ -168,6 +174,39 @@ def filled_in_place(code: cst.CSTNode) -> FrozenSet[str]:
             if owner is not None and owner not in ("self", "cls"):  # `self.h = x` is a binding of `self.h`
                 found.add(owner)
     return frozenset(found)
+
+
+def _calls(value: cst.BaseExpression, names: ModuleNames) -> List[cst.Call]:
+    """The calls `value` makes outside a detach."""
+    if graph.detaches(value, names):
+        return []
+    found = [value] if isinstance(value, cst.Call) else []
+    for child in value.children:
+        if isinstance(child, cst.BaseExpression):
+            found += _calls(child, names)
+        elif isinstance(child, (cst.Arg, cst.BaseElement)):
+            found += _calls(child.value, names)
+    return found
+
+
+def bound_names(code: cst.CSTNode) -> FrozenSet[str]:
+    """The dotted names `code` assigns (`fake`, `self.fake`), and those it fills in place."""
+    found: Set[str] = set(filled_in_place(code))
+    for part in preorder(code):
+        targets = [t.target for t in part.targets] if isinstance(part, cst.Assign) else \
+            [part.target] if isinstance(part, (cst.AugAssign, cst.AnnAssign)) else []
+        for target in targets:
+            found.update(name for name in _target_names(target))
+    return frozenset(found)
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    name = dotted_name(target)
+    return [name] if name is not None else []
 
 
 def _instance_called(value: cst.BaseExpression, names: ModuleNames) -> bool:
