@@ -869,7 +869,8 @@ class TrainingLoop:
 
         bound = self._remember(("bound in loop",), lambda: nodes.bound_names(self.node))
         region = Region(self.iteration.reaching, before, self.names, self.holds_module, self._filled_in_place(),
-                        lambda node: _grad_off(self.flow.graph.nodes[node].contexts, self.names), self.node,
+                        lambda node: _grad_off(self.flow.graph.nodes[node].contexts, self.names),
+                        self._remember(("handed in loop",), lambda: nodes.handed_values(self.node)), self.node,
                         lambda call: self._reads_any(call, bound))
         return nodes.graph_nodes(expression, at, region)
 
@@ -904,8 +905,9 @@ class TrainingLoop:
         bound = self._remember(("bound in", id(via.function)), lambda: nodes.bound_names(via.function.body))
         region = Region(via.flow.reaching, before, self.names, lambda name: name in called or self.holds_module(name),
                         self._remember(("filled in", id(via.function)), lambda: nodes.filled_in_place(via.function)),
-                        lambda at: _grad_off(via.flow.graph.nodes[at].contexts, self.names), None,
-                        lambda call: call is not via.call and self._reads_any(call, bound))
+                        lambda at: _grad_off(via.flow.graph.nodes[at].contexts, self.names),
+                        self._remember(("handed in", id(via.function)), lambda: nodes.handed_values(via.function)),
+                        None, lambda call: call is not via.call and self._reads_any(call, bound))
         return nodes.graph_nodes(expression, node, region)
 
     def _filled_in_place(self) -> FrozenSet[str]:

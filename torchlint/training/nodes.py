@@ -70,6 +70,7 @@ class Region:
     is_module: Callable[[str], bool]  # the name holds a module or a function: it is called
     filled: FrozenSet[str]  # names the region fills in place (`filled_in_place`)
     grad_off: Callable[[int], bool]  # the node runs under `torch.no_grad()`
+    handed: FrozenSet[str] = frozenset()  # objects the region hands values to (`handed_values`)
     own_loop: Optional[cst.CSTNode] = None  # the loop whose target is fresh data each iteration
     # A call runs a function of the project that reads what the region binds (`self.compute_g_loss()` reading
     # `self.fake`): its result may hold nodes the walk does not see.
@@ -142,6 +143,8 @@ def graph_nodes(expression: cst.BaseExpression, at: int, region: Region) -> Grap
         return states[key]
 
     def _outside(name: str, definition: Optional[Definition]) -> str:
+        if any(prefix in region.handed for prefix in prefixes(name)[1:]):
+            opaque.add(name)  # `self.cache` after `self.store(out)`: the method may have put `out` there
         state = region.before(name, definition)
         if state != graph.NO:
             unknown.add(name)
@@ -187,6 +190,19 @@ def _calls(value: cst.BaseExpression, names: ModuleNames) -> List[cst.Call]:
         elif isinstance(child, (cst.Arg, cst.BaseElement)):
             found += _calls(child.value, names)
     return found
+
+
+def handed_values(code: cst.CSTNode) -> FrozenSet[str]:
+    """Objects `code` passes values to through a method call (`self.store(out)`, `memory.push(h)`): their
+    attributes may hold those values afterwards."""
+    found: Set[str] = set()
+    for part in preorder(code):
+        if isinstance(part, cst.Expr) and isinstance(part.value, cst.Call) \
+                and isinstance(part.value.func, cst.Attribute) and part.value.args:
+            receiver = dotted_name(part.value.func.value)
+            if receiver is not None:
+                found.add(receiver)
+    return frozenset(found)
 
 
 def bound_names(code: cst.CSTNode) -> FrozenSet[str]:
