@@ -880,8 +880,7 @@ class TrainingLoop:
         if found is None:
             return False
         function = found[0]
-        return self._remember(("reads", id(function), id(bound)), lambda: any(
-            name in bound for name in scopes.free_names(function.body, lambdas=True)))
+        return self._remember(("reads", id(function), id(bound)), lambda: bool(nodes.outer_reads(function) & bound))
 
     def call_graph_nodes(self, via: Via, expression: cst.BaseExpression, node: int) -> GraphNodes:
         """`graph_nodes` for a site a function of this file runs (`via`): the nodes of one run of that function

@@ -205,6 +205,20 @@ def handed_values(code: cst.CSTNode) -> FrozenSet[str]:
     return frozenset(found)
 
 
+def outer_reads(function: cst.FunctionDef) -> FrozenSet[str]:
+    """The names a function reads that it does not bind: the attributes of `self` (`self.fake`) and the
+    module's names, not its parameters and locals (`z` of the function is not the loop's `z`)."""
+    params = function.params
+    parameters = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            parameters.add(star.name.value)
+    local = {name.split(".")[0] for name in bound_names(function.body) if "." not in name} | parameters
+    local -= {"self", "cls"}
+    return frozenset(name for name in scopes.free_names(function.body, lambdas=True)
+                     if name.split(".")[0] not in local and name not in ("self", "cls"))
+
+
 def bound_names(code: cst.CSTNode) -> FrozenSet[str]:
     """The dotted names `code` assigns (`fake`, `self.fake`), and those it fills in place."""
     found: Set[str] = set(filled_in_place(code))
