@@ -58,7 +58,7 @@ FACTORIES = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randi
                         "rand_like", "randn_like", "randint_like", "load", "from_numpy"})
 # Arguments that say where or how, never what: they carry no graph into the result.
 SETTINGS = frozenset({"device", "dtype", "requires_grad", "layout", "pin_memory", "non_blocking",
-                       "memory_format", "generator", "copy"})
+                      "memory_format", "generator", "copy"})
 # Tensor methods whose result is computed from the receiver and the tensors passed: `a.mul(b)`.
 _DATA_METHODS = frozenset(
     {"requires_grad_", "add", "sub", "mul", "div", "matmul", "mm", "bmm", "pow", "neg", "log", "sigmoid", "tanh",
@@ -368,8 +368,8 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
         if func.attr.value in GRAPH_KEEPING_METHODS:
             return state(func.value)  # `x.to(device)`, `x.view(n, -1)`: the arguments say where or what shape
         if func.attr.value in _DATA_METHODS or func.attr.value.endswith("_"):
-            # `a.mul(b)`; an in-place operation gives its receiver, now computed from the inputs too
-            return combine([state(func.value)] + [state(arg) for arg in inputs])  # `a.mul(b)`
+            # `a.mul(b)`; an in-place operation (`a.scatter_(1, idx, b)`) gives its receiver, computed from both
+            return combine([state(func.value)] + [state(arg) for arg in inputs])
     if short in _ELEMENTS or (qualified is not None and qualified.startswith("torch.")):
         return combine(state(arg) for arg in inputs)  # `torch.cat([a, b])`, `sum(losses)`, `zip(f, g)`
     if inherited:

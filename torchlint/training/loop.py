@@ -1715,4 +1715,3 @@ def _batch_index(function: cst.FunctionDef) -> Optional[str]:
     """`batch_idx` in `training_step(self, batch, batch_idx)`."""
     parameters = [p.name.value for p in function.params.params]
     return parameters[2] if len(parameters) >= 3 and parameters[0] == "self" else None
-
