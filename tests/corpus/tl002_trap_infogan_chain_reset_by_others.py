@@ -29,7 +29,7 @@ class InfoGAN:
                 G_ = self.G(z_, code)
                 D_fake, _ = self.D(G_)
                 D_loss = self.BCE_loss(D_real, ones) + self.BCE_loss(D_fake, zeros)
-                D_loss.backward(retain_graph=True)
+                D_loss.backward()
                 self.D_optimizer.step()
 
                 self.G_optimizer.zero_grad()

@@ -20,6 +20,8 @@ def train_epoch(netG, netD, loader, nz, device):
         out_fake = netD(fake.detach()).view(-1)
         err_fake = criterion(out_fake, torch.zeros(b, device=device))
         err_fake.backward(retain_graph=True)
+        confidence = 0.01 * out_fake.pow(2).mean()  # goes through the retained graph again, before the step
+        confidence.backward()
         optimizerD.step()
 
         netG.zero_grad()

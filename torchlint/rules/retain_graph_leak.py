@@ -5,7 +5,13 @@
 Flags `loss.backward(retain_graph=True)` (also `torch.autograd.backward(...,
 retain_graph=True)` and `torch.autograd.grad(..., retain_graph=True)`) in a
 training loop when no later backward or `grad` call in the same iteration
-could go through that graph. It is an **error** when the retained tensor
+could go through that graph: none comes after it, or every later one is
+computed from other graph nodes (a second forward of the same module makes
+new ones: a GAN's generator step that runs `D(G(z))` again, an actor loss
+from the actor's own forward after the critic's loss). The same holds for a
+function the loop calls once per iteration (an agent's `update()`): its last
+retained backward, when the graph is made in that call and never leaves
+it, is reported there. It is an **error** when the retained tensor
 carries its graph into the next iteration (the graph then grows every
 iteration), and a **warning** otherwise. A retained loss *accumulator* is
 left to TL001, and model state fed back as input to TL012.
@@ -40,7 +46,9 @@ for x, y in loader:
 ```
 
 Not flagged: several backward calls through one shared graph where only the
-last omits `retain_graph`, `create_graph=True` (higher-order gradients
+last omits `retain_graph` (a shared encoder's features, the actor's action
+in both the critic's and the actor's loss, outputs collected in a list that
+a later loss reads), `create_graph=True` (higher-order gradients
 use the graph again), and a graph built before the loop that every iteration
 backpropagates through again (`features = backbone(x)`, then one head's
 backward per iteration). Nor a loss computed from a value that comes from
@@ -53,14 +61,16 @@ again, and `retain_graph=True` is what keeps that working.
 ## Fix safety
 
 Safe when the code shows every precondition: no later backward in the
-iteration (nor in a function the loop calls) goes through the graph,
+iteration (nor in a function the loop calls) goes through the graph on any
+path (every later loss is built from other nodes, as far as the code shows),
 everything the loss is computed from is made in the iteration or carries no
 graph (the loop's own batch, numbers, detached values, torch factories,
 values computed under `torch.no_grad()`), and the graph is not carried
 across iterations. The fix drops `retain_graph=True`; gradients are
 unchanged and the graph is freed at once. No fix when the graph is carried:
 the retained graph is then used by the next iteration, and detaching it is
-a decision about what to train.
+a decision about what to train. No fix in a function the loop calls: the
+edit would change every caller of it.
 """
 
 from __future__ import annotations
@@ -86,7 +96,12 @@ class RetainGraphLeak(Rule):
     summary = "`retain_graph=True` on the last backward through a graph"
 
     def check(self, context: FileContext) -> Iterator[Finding]:
+        reported = set()
         for loop in context.loops:
+            for backward in (b for b in loop.backwards if b.via is not None):
+                if id(backward.node) not in reported and _last_in_its_function(loop, backward):
+                    reported.add(id(backward.node))  # one finding, however many loops call the function
+                    yield self._called_finding(context, backward)
             for backward in (b for b in loop.backwards if b.via is None):
                 if backward.retain_graph is None or backward.create_graph or backward.loss is None:
                     continue
@@ -122,6 +137,14 @@ class RetainGraphLeak(Rule):
             fixed = context.code(backward.node.with_changes(args=args))
             fix = Fix(SAFE, "Drop `retain_graph=True`", (context.replace(backward.node, fixed),))
         return Finding(backward.node, message, fix, WARNING)
+
+    def _called_finding(self, context, backward: BackwardSite) -> Finding:
+        call, loss, function = context.code(backward.node), context.code(backward.loss), backward.via.name
+        message = (
+            f"`{call}` is the last backward through this graph in `{function}()`: the retained graph (every "
+            f"saved activation of `{loss}`) stays in memory until `{function}()` returns. Drop `retain_graph=True`."
+        )
+        return Finding(backward.node, message, None, WARNING)
 
     valid = (
         # GAN: the discriminator's backward retains, the generator's reuses the graph.
@@ -167,6 +190,17 @@ def fit(net, target, x, steps):
         loss = mse(net(x), target)
         loss.backward(retain_graph=True)
         optimizer.step()
+""",
+        # The critic's loss takes the actor's action undetached; the actor's loss goes through it again.
+        """
+for state, target in loader:
+    action = actor(state)
+    critic_loss = mse(critic(state, action), target)
+    critic_loss.backward(retain_graph=True)
+    critic_opt.step()
+    actor_loss = -critic(state, action).mean()
+    actor_loss.backward()
+    actor_opt.step()
 """,
         # Features computed before the loop: the next head backpropagates through them again.
         """
@@ -216,6 +250,31 @@ for x, y in loader:
         ),
         Example(
             """
+for real, z, ones, zeros in loader:
+    fake = generator(z)
+    d_loss = bce(disc(real), ones) + bce(disc(fake), zeros)
+    d_loss.backward(retain_graph=True)
+    d_opt.step()
+    fake = generator(z)
+    g_loss = bce(disc(fake), ones)
+    g_loss.backward()
+    g_opt.step()
+""",
+            line=5,
+            fixed="""
+for real, z, ones, zeros in loader:
+    fake = generator(z)
+    d_loss = bce(disc(real), ones) + bce(disc(fake), zeros)
+    d_loss.backward()
+    d_opt.step()
+    fake = generator(z)
+    g_loss = bce(disc(fake), ones)
+    g_loss.backward()
+    g_opt.step()
+""",
+        ),
+        Example(
+            """
 smooth = 0
 for x, y in loader:
     loss = criterion(model(x), y)
@@ -231,13 +290,81 @@ for x, y in loader:
 
 def _later_backward(loop: TrainingLoop, backward: BackwardSite) -> bool:
     """Another backward or grad call could still go through this graph in the iteration (also one that a
-    function the loop calls runs)."""
+    function the loop calls runs). A later backward directly in the loop whose loss the code shows to be
+    built from other graph nodes (`actor_loss` from `actor(state)` after `critic_loss` from
+    `critic(state)`; a second `D(G(z))` forward after the discriminator's) does not go through it."""
     for other in loop.backwards:
         if other is backward:
             continue
-        if loop.precedes(backward, other) or (backward.depth > 0 and other.depth >= backward.depth):
+        if backward.depth > 0 and other.depth >= backward.depth:
+            return True
+        if loop.precedes(backward, other) and _may_go_through(loop, backward, other):
             return True
     return False
+
+
+def _may_go_through(loop: TrainingLoop, backward: BackwardSite, other: BackwardSite) -> bool:
+    """`other`, a backward after `backward`, may reach a node of `backward`'s graph."""
+    if backward.loss is None or other.loss is None or other.via is not None:
+        return True
+    return loop.graph_nodes(backward.loss, backward).may_share(loop.graph_nodes(other.loss, other))
+
+
+def _last_in_its_function(loop: TrainingLoop, backward: BackwardSite) -> bool:
+    """A retained backward that a function of this file, called by the loop, runs once per call (`update()` of
+    an agent), where the code shows that nothing goes through its graph again: every node of it is made in that
+    run of the function (no parameter, no attribute set elsewhere), no later backward of the run reaches one,
+    and none leaves the function (returned, stored in an attribute or a container)."""
+    via = backward.via
+    if backward.retain_graph is None or backward.create_graph or backward.loss is None or backward.depth > 0 \
+            or via.elsewhere is not None or not via.direct or via.flow.graph.nodes[via.node].loops:
+        return False
+    own = loop.call_graph_nodes(via, backward.loss, via.node)
+    if not own.nodes or not own.shown:
+        return False
+    for other in loop.backwards:
+        if other is backward:
+            continue
+        if other.via is None or other.via.call is not via.call:
+            continue  # runs outside this call: it cannot reach what never leaves the function
+        if other.via.function is not via.function or other.loss is None:
+            return False  # a function this one calls may be handed the graph
+        if other.via.order > via.order and own.may_share(loop.call_graph_nodes(via, other.loss, other.via.node)):
+            return False
+    for value, node in _leaving(via):
+        leaving = loop.call_graph_nodes(via, value, node)
+        if own.nodes & leaving.nodes or leaving.opaque:
+            return False
+    return True
+
+
+def _leaving(via) -> Iterator[tuple]:
+    """The values that leave a function's run, with their control-flow nodes: what it returns or yields, and what
+    it stores in an attribute, a subscript or a container (`self.last = loss`, `history.append(loss)`)."""
+    for node in via.flow.graph.nodes:
+        syntax = node.syntax
+        if isinstance(syntax, cst.Return) and syntax.value is not None:
+            yield syntax.value, node.index
+        elif isinstance(syntax, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and syntax.value is not None:
+            targets = [t.target for t in syntax.targets] if isinstance(syntax, cst.Assign) else [syntax.target]
+            if any(not _local(target) for target in targets):
+                yield syntax.value, node.index
+        elif isinstance(syntax, cst.Expr):
+            value = syntax.value
+            if isinstance(value, (cst.Yield, cst.Await)):
+                yield value, node.index  # read whole: the walk cannot follow it, so it stays quiet
+            elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+                for arg in value.args:
+                    yield arg.value, node.index
+
+
+def _local(target: cst.BaseExpression) -> bool:
+    """An assignment target that binds local names only (`q, _ =`), not an attribute or an element."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_local(element.value) for element in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _local(target.value)
+    return isinstance(target, cst.Name)
 
 
 def _carried_source(loop: TrainingLoop, backward: BackwardSite) -> Optional[str]:

@@ -6,6 +6,7 @@
 - `origin`: where a loss comes from, its reduction, and whether it was divided on every path;
 - `tokens`: whether every micro-batch's targets hold the same number of tokens (cut from a packed stream);
 - `graph`: which values carry an autograd graph and what cuts it (one table of effects);
+- `nodes`: which graph nodes a tensor is computed from, to tell whether two backwards share a graph;
 - `loop`: the `TrainingLoop` facade that answers the questions more than one rule asks.
 
 A predicate only one rule needs lives in that rule's module.

@@ -44,7 +44,7 @@ TENSOR_METHODS = frozenset(
      "transpose", "chunk", "split", "softmax", "log_softmax"}
 )
 # Tensor methods whose result is still attached to the receiver's graph.
-GRAPH_KEEPING_METHODS = TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp"}
+GRAPH_KEEPING_METHODS = TENSOR_METHODS | {"cpu", "cuda", "clone", "double", "half", "abs", "sqrt", "exp", "type"}
 # Methods that give a plain Python value: no graph.
 _TO_PYTHON = frozenset({"item", "tolist", "numpy"})  # `numpy()` also refuses a tensor that requires grad
 # Calls whose result is their argument's elements, graph and all.
@@ -57,8 +57,8 @@ FACTORIES = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randi
                         "linspace", "eye", "tensor", "zeros_like", "ones_like", "empty_like", "full_like",
                         "rand_like", "randn_like", "randint_like", "load", "from_numpy"})
 # Arguments that say where or how, never what: they carry no graph into the result.
-_SETTINGS = frozenset({"device", "dtype", "requires_grad", "layout", "pin_memory", "non_blocking",
-                       "memory_format", "generator", "copy"})
+SETTINGS = frozenset({"device", "dtype", "requires_grad", "layout", "pin_memory", "non_blocking",
+                      "memory_format", "generator", "copy"})
 # Tensor methods whose result is computed from the receiver and the tensors passed: `a.mul(b)`.
 _DATA_METHODS = frozenset(
     {"requires_grad_", "add", "sub", "mul", "div", "matmul", "mm", "bmm", "pow", "neg", "log", "sigmoid", "tanh",
@@ -67,7 +67,7 @@ _DATA_METHODS = frozenset(
 )
 # Builtins whose result is made of their arguments' elements; builtins that give a plain number.
 _ELEMENTS = _CONTAINERS | {"sum", "zip", "enumerate", "reversed", "sorted", "max", "min", "abs", "iter", "next"}
-_NUMBERS = frozenset({"len", "int", "float", "round", "bool", "str", "range", "isinstance"})
+_NUMBERS = frozenset({"len", "int", "float", "round", "bool", "str", "range", "isinstance", "size", "dim", "numel"})
 # `Variable(h.data)`: the pre-0.4 wrapper builds a new leaf, cut from any history its argument had.
 _NEW_LEAVES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
@@ -367,8 +367,9 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
     if isinstance(func, cst.Attribute) and qualified is None:
         if func.attr.value in GRAPH_KEEPING_METHODS:
             return state(func.value)  # `x.to(device)`, `x.view(n, -1)`: the arguments say where or what shape
-        if func.attr.value in _DATA_METHODS:
-            return combine([state(func.value)] + [state(arg) for arg in inputs])  # `a.mul(b)`
+        if func.attr.value in _DATA_METHODS or func.attr.value.endswith("_"):
+            # `a.mul(b)`; an in-place operation (`a.scatter_(1, idx, b)`) gives its receiver, computed from both
+            return combine([state(func.value)] + [state(arg) for arg in inputs])
     if short in _ELEMENTS or (qualified is not None and qualified.startswith("torch.")):
         return combine(state(arg) for arg in inputs)  # `torch.cat([a, b])`, `sum(losses)`, `zip(f, g)`
     if inherited:
@@ -380,4 +381,4 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
 
 
 def _setting(arg: cst.Arg) -> bool:
-    return arg.keyword is not None and arg.keyword.value in _SETTINGS
+    return arg.keyword is not None and arg.keyword.value in SETTINGS

@@ -28,8 +28,9 @@ from torchlint.flow.cfg import block_of
 from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
 )
-from torchlint.training import frameworks, graph, roles, windows
-from torchlint.training.calls import Functions, Scope, default_of, parameter_names
+from torchlint.training import frameworks, graph, nodes, roles, windows
+from torchlint.training.calls import Functions, Scope, Via, default_of, parameter_names
+from torchlint.training.nodes import GraphNodes, Region
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
 from torchlint.training.sites import (
@@ -1046,6 +1047,71 @@ class TrainingLoop:
             return None
         return culprits[0] if culprits else dotted_name(expression) or "?"
 
+    def graph_nodes(self, expression: cst.BaseExpression, where: Where) -> GraphNodes:
+        """The graph nodes `expression` at `where` is computed from: the statements of this iteration whose
+        values carry a graph into it (a forward pass, a tensor computed from one), followed back through
+        their inputs; a detach (`.detach()`, `.data`, `.item()`), a value computed under `torch.no_grad()`
+        and the loop's own batch cut the walk. Two backwards whose nodes are disjoint go through separate
+        graphs: `critic(state)` and `actor(state)`, or two calls of one module (each call makes new nodes).
+        `unknown` holds the names through which a graph the code does not show may enter: a value from before
+        the loop whose graph state is not NO (a parameter, an attribute set elsewhere); `opaque` those whose
+        value the walk cannot follow: a container filled in place (`outs.append(model(x))`), a binding it
+        cannot read."""
+        return self._remember(("graph nodes", id(expression), self._point(where)),
+                              lambda: self._graph_nodes(expression, self._point(where)[0]))
+
+    def _graph_nodes(self, expression: cst.BaseExpression, at: int) -> GraphNodes:
+        if self.names is None:
+            return GraphNodes(frozenset(), frozenset(), frozenset({"?"}))
+
+        def before(name: str, definition: Optional[Definition]) -> str:
+            return self.graph_before_loop(name)
+
+        bound = self._remember(("bound in loop",), lambda: nodes.bound_names(self.node))
+        region = Region(self.iteration.reaching, before, self.names, self.holds_module, self._filled_in_place(),
+                        lambda node: _grad_off(self.flow.graph.nodes[node].contexts, self.names),
+                        self._remember(("handed in loop",), lambda: nodes.handed_values(self.node)), self.node,
+                        lambda call: self._reads_any(call, bound))
+        return nodes.graph_nodes(expression, at, region)
+
+    def _reads_any(self, call: cst.Call, bound: FrozenSet[str]) -> bool:
+        """`call` runs a function of the project whose body reads one of `bound` (`self.fake`, set in the loop)."""
+        found = self._called_function(call)
+        if found is None:
+            return False
+        function = found[0]
+        return self._remember(("reads", id(function), id(bound)), lambda: bool(nodes.outer_reads(function) & bound))
+
+    def call_graph_nodes(self, via: Via, expression: cst.BaseExpression, node: int) -> GraphNodes:
+        """`graph_nodes` for a site a function of this file runs (`via`): the nodes of one run of that function
+        that `expression` at its control-flow `node` is computed from. Its parameters (but `self` and those
+        with a literal default) are unknown: what the loop passes."""
+        return self._remember(("call graph nodes", id(via.function), id(expression), node),
+                              lambda: self._call_graph_nodes(via, expression, node))
+
+    def _call_graph_nodes(self, via: Via, expression: cst.BaseExpression, node: int) -> GraphNodes:
+        if self.names is None or via.elsewhere is not None:
+            return GraphNodes(frozenset(), frozenset(), frozenset({"?"}))
+        called = self._remember(("called names", id(via.function)), lambda: frozenset(
+            name for part in preorder(via.function) if isinstance(part, cst.Call)
+            for name in (dotted_name(part.func),) if name is not None))
+
+        def before(name: str, definition: Optional[Definition]) -> str:
+            if definition is None:
+                return self._graph_bound_elsewhere(name)
+            return self._parameter_graph(name, via.function) if definition.kind == "parameter" else graph.UNKNOWN
+
+        bound = self._remember(("bound in", id(via.function)), lambda: nodes.bound_names(via.function.body))
+        region = Region(via.flow.reaching, before, self.names, lambda name: name in called or self.holds_module(name),
+                        self._remember(("filled in", id(via.function)), lambda: nodes.filled_in_place(via.function)),
+                        lambda at: _grad_off(via.flow.graph.nodes[at].contexts, self.names),
+                        self._remember(("handed in", id(via.function)), lambda: nodes.handed_values(via.function)),
+                        None, lambda call: call is not via.call and self._reads_any(call, bound))
+        return nodes.graph_nodes(expression, node, region)
+
+    def _filled_in_place(self) -> FrozenSet[str]:
+        return self._remember(("filled in place",), lambda: nodes.filled_in_place(self.node))
+
     def _graph_bound_elsewhere(self, name: str) -> str:
         """A name this function does not bind (`self.target`, a global): what the file binds to it, when
         those values show their state by themselves (`self.weight = 1e-4`, not `self.target = target`)."""
@@ -1054,16 +1120,19 @@ class TrainingLoop:
             return graph.UNKNOWN
         return graph.combine(graph.graph_state(value, self.names, lambda other: graph.UNKNOWN) for value in values)
 
-    def _parameter_graph(self, name: str) -> str:
+    def _parameter_graph(self, name: str, function: Optional[cst.FunctionDef] = None) -> str:
         """`self`, and a hyperparameter with a literal default (`beta=0.9`, `device="cpu"`), carry no
-        graph; any other parameter is whatever the caller passes."""
-        if self.function is None:
+        graph; any other parameter is whatever the caller passes. `function`: one the loop calls (a method
+        when its first parameter is `self`), else the loop's own."""
+        method = function is None and self.class_def is not None
+        function = function or self.function
+        if function is None:
             return graph.UNKNOWN
-        params = self.function.params
+        params = function.params
         for index, param in enumerate(tuple(params.params) + tuple(params.kwonly_params)):
             if param.name.value != name:
                 continue
-            if index == 0 and name in ("self", "cls") and self.class_def is not None:
+            if index == 0 and name in ("self", "cls") and (method or function is not self.function):
                 return graph.NO
             default = param.default
             literal = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
