@@ -619,7 +619,8 @@ class ProjectIndex:
             text = read_text(other)
             if text is None or function not in text:
                 continue
-            if os.path.abspath(other) != target and not module_word.search(text):
+            if os.path.abspath(other) != target and not (module_word.search(text) and self._imports(other, target,
+                                                                                                   function)):
                 continue
             strings = None
             for match in word.finditer(text):
@@ -634,6 +635,15 @@ class ProjectIndex:
                     continue  # in a docstring
                 return True
         return False
+
+    def _imports(self, importer: str, target: str, function: str) -> bool:
+        """The file `importer` imports the function `function` of the file `target`, or that file's module."""
+        summary = file_summary(importer)
+        if summary is None:
+            return True  # unread: it may
+        wanted = (target, function)
+        return any(self.resolve(importer, summary, local) == wanted
+                   or self.resolve(importer, summary, f"{local}.{function}") == wanted for local in summary.imports)
 
     def resolve(self, importer: str, summary: FileSummary, dotted: str) -> Optional[Tuple[str, str]]:
         """(file, top-level name) a dotted name of `importer` leads to through its imports, among the project's
