@@ -4,11 +4,16 @@
 
 Flags the forward call of a `DistributedDataParallel` model (`DDP(model)`,
 `torch.nn.parallel.DistributedDataParallel(...)`, resolved through the
-file's imports and through the names the wrapped model is copied to) in a
-gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
+file's imports and through the names the wrapped model is copied to; a
+model the loop's function receives as a parameter when every call of that
+function in the project, in this file or another, passes a model wrapped
+in DDP) in a gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
 or a micro-batch counter) when it runs on the micro-batches that do not step
 outside `model.no_sync()`, including the case where `no_sync()` wraps only
-the backward. The window may be a loop of its own: `for _ in
+the backward. A model wrapped only under a user option (`if
+args.distributed: model = DDP(model)`) is flagged too, and the finding
+says when: the all-reduces are paid by whoever turns the option on. The
+window may be a loop of its own: `for _ in
 range(grad_accum):` (or over the slices or chunks of a batch) with a
 backward per micro-batch and one `optimizer.step()` after the loop, the
 forward on every iteration outside `no_sync()`.
@@ -62,8 +67,11 @@ after it), `model.require_backward_grad_sync = boundary`, a forward under
 a context manager torchlint cannot read (it may switch the synchronisation),
 Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
 DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
-forwards of the wrapped module itself (`model.module(x)`), and loops that
-step on every micro-batch.
+forwards of the wrapped module itself (`model.module(x)`, or `model.module`
+handed to the loop's function), a parameter that some call passes an
+unwrapped model for (a call that leaves an accumulation count defaulting to
+`1` out accumulates nothing and does not count), a function also handed on
+as a value, and loops that step on every micro-batch.
 
 ## Fix safety
 
