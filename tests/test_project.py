@@ -305,9 +305,9 @@ def test_a_caller_that_stops_wrapping_or_hands_on_the_loop_silences_the_ddp_find
 
 
 def test_the_summary_records_where_and_under_which_branches_a_name_is_bound():
-    from torchlint.project.index import summarize
+    from torchlint.project.index import guard_text, summarize
 
-    summary = summarize(
+    text = (
         "def main(args, net):\n"
         "    model = net.cuda()\n"
         "    if args.distributed:\n"
@@ -316,9 +316,10 @@ def test_the_summary_records_where_and_under_which_branches_a_name_is_bound():
         "        for _ in range(2):\n"
         "            model = other(model)\n"
         "    fit(model, accum=1)\n")
+    summary = summarize(text)
     sites = summary.sites_of("main", "model")
     assert [(site.value, site.line, site.guards) for site in sites] == [
-        ("net.cuda", 2, ()), ("DDP", 4, ("args.distributed",)),
-        ("other", 7, ("not (args.distributed)", "<loop>"))]
+        ("net.cuda", 2, ()), ("DDP", 4, ("3:7:3:23",)), ("other", 7, ("!3:7:3:23", "<loop>"))]
+    assert [guard_text(text, guard) for guard in sites[2].guards[:1]] == ["not (args.distributed)"]
     call = [call for call in summary.calls if call.callee == "fit"][0]
     assert call.keywords[0][1].literal == "1" and call.guards == ()

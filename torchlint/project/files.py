@@ -22,7 +22,9 @@ import libcst as cst
 from torchlint.names import ModuleNames
 from torchlint.wrappers import SAME_MODULE_METHODS
 from torchlint.project.imports import Lookup, module_file
-from torchlint.project.index import BindingSite, CallSummary, FileSummary, ProjectIndex, file_summary, read_text
+from torchlint.project.index import (
+    BindingSite, CallSummary, FileSummary, ProjectIndex, file_summary, guard_text, read_text,
+)
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
 _MAX_BYTES = 1_000_000
@@ -77,6 +79,8 @@ class ProjectFiles:
         self.lookup = Lookup()
         self._index: Optional[ProjectIndex] = None
         self._handed: Dict[Tuple[str, str, str], Optional[Tuple[ProjectModule, cst.FunctionDef]]] = {}
+        self._wrapped: Dict[tuple, Optional[Wrapping]] = {}
+        self._callers: Dict[str, Optional[List[Tuple[str, CallSummary]]]] = {}
 
     @property
     def index(self) -> ProjectIndex:
@@ -174,6 +178,13 @@ class ProjectFiles:
         when a call passes something else, the function is named other than in a call (handed on as a
         value), or no call counts: what the parameter holds is then unknown. Every file read is one the facts
         rest on."""
+        key = (id(function), parameter, wrappers, needed)
+        if key not in self._wrapped:
+            self._wrapped[key] = self._wrapped_by_callers(function, parameter, wrappers, needed)
+        return self._wrapped[key]
+
+    def _wrapped_by_callers(self, function: cst.FunctionDef, parameter: str, wrappers: FrozenSet[str],
+                            needed: Optional[str]) -> Optional[Wrapping]:
         params = function.params
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
         if parameter not in positional + [p.name.value for p in params.kwonly_params]:
@@ -181,8 +192,16 @@ class ProjectFiles:
         index = self.index
         importer = os.path.abspath(str(self.importer))
         name = function.name.value
-        callers = index.callers(importer, name)
-        if not callers or index.passed_as_value(importer, name):
+        if name not in self._callers:
+            self._callers[name] = index.callers(importer, name)
+        callers = self._callers[name]
+        if not callers:
+            return None
+        for path, _ in callers:
+            self.used.add(path)
+        if not any(_wraps_somewhere(file_summary(path), wrappers) for path in {path for path, _ in callers}):
+            return None  # no caller's file wraps anything in them: the common case, answered without more reading
+        if index.passed_as_value(importer, name):
             return None
         skippable = needed is not None and any(
             p.name.value == needed and p.default is not None and _is_one(p.default)
@@ -221,6 +240,14 @@ class ProjectFiles:
             found = module.definition(".".join(parts[split:]))
             return (module, found) if found is not None else None
         return None
+
+
+def _wraps_somewhere(summary: Optional[FileSummary], wrappers: FrozenSet[str]) -> bool:
+    """The file binds some name to one of `wrappers`, or calls one (unread: it may)."""
+    if summary is None:
+        return True
+    return any(_qualified(summary, site.value) in wrappers for sites in (summary.sites or {}).values()
+               for site in sites) or any(_qualified(summary, call.callee) in wrappers for call in summary.calls)
 
 
 def _is_one(value: cst.BaseExpression) -> bool:
@@ -274,9 +301,10 @@ def _wrap_passed(path: str, summary: FileSummary, call: CallSummary, argument, w
     if any(not guards for guards in conditions):
         return Wrapping(path, wraps[0].line, call.scope, None)
     lasts = {guards[-1] for guards in conditions}
-    if any(f"not ({test})" in lasts for test in lasts):  # `if a:` wraps, and its `else:` too
+    if any(f"!{test}" in lasts for test in lasts):  # `if a:` wraps, and its `else:` too
         return Wrapping(path, wraps[0].line, call.scope, None)
-    return Wrapping(path, wraps[0].line, call.scope, " and ".join(conditions[0]))
+    text = read_text(path) or ""
+    return Wrapping(path, wraps[0].line, call.scope, " and ".join(guard_text(text, guard) for guard in conditions[0]))
 
 
 def _own_guards(site: BindingSite, call: CallSummary) -> Optional[Tuple[str, ...]]:

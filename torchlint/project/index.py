@@ -111,9 +111,24 @@ class BindingSite:
 
     value: Optional[str]  # the dotted callee of the value, as in `bindings`
     line: int
-    # The branches around the binding in its scope, outermost first: an `if`'s test as written for its body,
-    # `not (test)` for its `else`; `<loop>` inside a `for`/`while` body, `<except>` in a handler.
+    # The branches around the binding in its scope, outermost first: where an `if`'s test is written
+    # (`line:column:end_line:end_column`) for its body, `!` before it for its `else` (`guard_text` reads them);
+    # `<loop>` inside a `for`/`while` body, `<except>` in a handler.
     guards: Tuple[str, ...]
+
+
+def guard_text(text: str, guard: str) -> str:
+    """A branch of `BindingSite.guards` as the file `text` writes its test: `args.distributed`, `not (a > 1)`."""
+    negated = guard.startswith("!")
+    line, column, end_line, end_column = (int(part) for part in guard.lstrip("!").split(":"))
+    lines = text.splitlines(keepends=True)
+    if end_line == line:
+        written = lines[line - 1].encode()[column:end_column].decode(errors="replace")
+    else:
+        parts = [lines[line - 1].encode()[column:].decode(errors="replace"), *lines[line:end_line - 1],
+                 lines[end_line - 1].encode()[:end_column].decode(errors="replace")]
+        written = " ".join(part.strip() for part in parts)
+    return f"not ({written})" if negated else written
 
 
 @dataclass(frozen=True)
@@ -316,9 +331,10 @@ class _Summarizer:
 def _branch(statement: ast.stmt, block: str) -> str:
     """How a block of a compound statement is reached (`BindingSite.guards`); "" for a block every path through
     the statement runs (a `with` body, a `try` body and its `finally`)."""
-    if isinstance(statement, ast.If):
-        test = ast.unparse(statement.test)
-        return test if block == "body" else f"not ({test})"
+    if isinstance(statement, ast.If):  # where its test is written (`guard_text` reads it): cheaper than unparsing
+        test = statement.test
+        where = f"{test.lineno}:{test.col_offset}:{test.end_lineno}:{test.end_col_offset}"
+        return where if block == "body" else f"!{where}"
     if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
         return "<loop>"
     if isinstance(statement, ast.Try) and block == "orelse":
@@ -642,8 +658,11 @@ class ProjectIndex:
         if summary is None:
             return True  # unread: it may
         wanted = (target, function)
+        stem = module_stem(target)
         return any(self.resolve(importer, summary, local) == wanted
-                   or self.resolve(importer, summary, f"{local}.{function}") == wanted for local in summary.imports)
+                   or self.resolve(importer, summary, f"{local}.{function}") == wanted
+                   for local, (_, origin) in summary.imports.items()
+                   if origin.rsplit(".", 1)[-1] in (function, stem) or local == stem)
 
     def resolve(self, importer: str, summary: FileSummary, dotted: str) -> Optional[Tuple[str, str]]:
         """(file, top-level name) a dotted name of `importer` leads to through its imports, among the project's

@@ -128,13 +128,13 @@ class DdpAccumulationWithoutNoSync(Rule):
                 model = _model_of(call)
                 if call.depth or model is None or model in reported:
                     continue
-                wrap = ddp_wrap(loop, model, call, context.names)
-                if wrap is None:
-                    continue
                 if loop.once_per_window(call, check) or loop.grad_disabled_at(call, context.names) is not None:
                     continue
                 kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
                 if any(kind != "neutral" for kind in kinds):
+                    continue
+                wrap = ddp_wrap(loop, model, call, context.names)
+                if wrap is None:
                     continue
                 reported.add(model)
                 yield Finding(call.node, self._message(context, loop, call, model, wrap, step, check),
@@ -152,11 +152,13 @@ class DdpAccumulationWithoutNoSync(Rule):
             model = _model_of(call)
             if call.depth or call.guards or model is None or model in reported:
                 continue
-            wrap = ddp_wrap(loop, model, call, context.names)
-            if wrap is None or loop.grad_disabled_at(call, context.names) is not None:
+            if loop.grad_disabled_at(call, context.names) is not None:
                 continue
             kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
             if any(kind != "neutral" for kind in kinds):
+                continue
+            wrap = ddp_wrap(loop, model, call, context.names)
+            if wrap is None:
                 continue
             reported.add(model)
             head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` runs on every "
