@@ -336,7 +336,7 @@ def _is_ddp_model(context: FileContext, model: str, wrap: DdpWrap) -> str:
     when = ""
     if wrap.condition is not None:
         plain = re.fullmatch(r"[A-Za-z_][\w.]*(\[[^\]]*\])?", wrap.condition) is not None
-        when = f" when `{wrap.condition}` {'is set' if plain else 'holds'}"
+        when = f" when `{wrap.condition}` {'is set' if plain else 'holds'},"
     return f"`{model}` is wrapped in `DistributedDataParallel`{by}{where}{when}"
 
 

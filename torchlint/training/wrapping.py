@@ -53,6 +53,8 @@ def ddp_wrap(loop, name: str, where, names: ModuleNames) -> Optional[DdpWrap]:
     if "." in name:  # `self.model`: the file's bindings of the attribute
         return DdpWrap() if _bound_ddp(name, names, 0) else None
     definitions = _definitions_at(loop, name, where)
+    if not definitions and loop.function is not None:  # a global the function reads: the file's bindings of it
+        return DdpWrap() if _bound_ddp(name, names, 0) else None
     answer = _combined([_of_definition(loop, definition, names, 0) for definition in definitions])
     return answer if isinstance(answer, DdpWrap) else None
 
