@@ -323,3 +323,35 @@ def test_the_summary_records_where_and_under_which_branches_a_name_is_bound():
     assert [guard_text(text, guard) for guard in sites[2].guards[:1]] == ["not (args.distributed)"]
     call = [call for call in summary.calls if call.callee == "fit"][0]
     assert call.keywords[0][1].literal == "1" and call.guards == ()
+
+
+def test_a_caller_that_accumulates_nothing_does_not_decide_what_the_loop_runs(tmp_path):
+    """`accum_iter` defaults to 1: a call that leaves it out or passes 1 steps on every micro-batch, so the model it
+    passes does not matter; once it accumulates with a plain model, what `model` holds is no longer known."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    script = project / "train.py"
+    text = (
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "\n"
+        "\n"
+        "def run_epoch(model, loader, optimizer, accum_iter=1):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y) / accum_iter\n"
+        "        loss.backward()\n"
+        "        if (i + 1) % accum_iter == 0 or i + 1 == len(loader):\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "\n"
+        "\n"
+        "def main(rank, net, loader, optimizer, args):\n"
+        "    run_epoch(net, loader, optimizer, accum_iter=PLAIN)\n"
+        "    model = DDP(net, device_ids=[rank])\n"
+        "    run_epoch(model, loader, optimizer, args.accum_iter)\n"
+    )
+    for plain, codes in (("1", ["TL016"]), ("args.accum_iter", [])):
+        script.write_text(text.replace("PLAIN", plain))
+        found = lint_source(script.read_text(), str(script), ALL_RULES)[0]
+        assert [d.code for d in found] == codes, plain
