@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import List, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 import libcst as cst
 
 from torchlint.flow.cfg import Definition
 from torchlint.names import ModuleNames, dotted_name
 from torchlint.wrappers import SAME_MODULE_METHODS
+
+if TYPE_CHECKING:
+    from torchlint.training.loop import TrainingLoop
+    from torchlint.training.sites import Site
 
 DDP = frozenset({"torch.nn.parallel.DistributedDataParallel",
                  "torch.nn.parallel.distributed.DistributedDataParallel"})
@@ -45,7 +49,7 @@ _PLAIN = "plain"  # a value that is no DDP model (a module built, a copy of one)
 Answer = Union[DdpWrap, str, None]
 
 
-def ddp_wrap(loop, name: str, where, names: ModuleNames) -> Optional[DdpWrap]:
+def ddp_wrap(loop: "TrainingLoop", name: str, where: "Site", names: ModuleNames) -> Optional[DdpWrap]:
     """Where `name` (called at `where`, a site of `loop`) was wrapped in DDP; None when it is no DDP model or
     the code does not show that it is one. `model.forward` stands for `model`."""
     if name.endswith(".forward"):
@@ -59,17 +63,18 @@ def ddp_wrap(loop, name: str, where, names: ModuleNames) -> Optional[DdpWrap]:
     return answer if isinstance(answer, DdpWrap) else None
 
 
-def _definitions_at(loop, name: str, where) -> List[Definition]:
+def _definitions_at(loop: "TrainingLoop", name: str, where: "Site") -> List[Definition]:
+    """The definitions of `name` that give its value at `where`: made in the iteration, or before the loop."""
     found = []
     for definition in loop.reaching(name, where):
         if definition.kind == "start":
-            found += [d for d in loop.flow.entering(loop.iteration.region, name)]
+            found += loop.flow.entering(loop.iteration.region, name)
         else:
             found.append(definition)
     return found
 
 
-def _of_definition(loop, definition: Definition, names: ModuleNames, depth: int) -> Answer:
+def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNames, depth: int) -> Answer:
     if depth > _DEPTH:
         return None
     if definition.kind == "parameter":
@@ -108,7 +113,7 @@ def _combined(answers: List[Answer]) -> Answer:
     return conditional[0] if conditional else None  # wrapped on some paths, and no test says which
 
 
-def _from_callers(loop, parameter: str) -> Answer:
+def _from_callers(loop: "TrainingLoop", parameter: str) -> Answer:
     """A parameter of a top-level function: what every call of it in the project passes."""
     names = loop.names
     function = loop.function
@@ -123,7 +128,7 @@ def _from_callers(loop, parameter: str) -> Answer:
     return DdpWrap(line=found.line, scope=found.scope, path=None if own else found.path, condition=found.condition)
 
 
-def _count_parameter(loop) -> Optional[str]:
+def _count_parameter(loop: "TrainingLoop") -> Optional[str]:
     """The parameter that counts the loop's accumulation window (`accum_iter` of `(i + 1) % accum_iter`)."""
     count = None
     window = loop.inner_window
@@ -138,7 +143,7 @@ def _count_parameter(loop) -> Optional[str]:
     return count.value if isinstance(count, cst.Name) else None
 
 
-def _condition(loop, node: int) -> Optional[str]:
+def _condition(loop: "TrainingLoop", node: int) -> Optional[str]:
     """The `if` tests whose branches hold the control-flow node `node`, as written, joined by `and`."""
     nodes = loop.flow.graph.nodes
     inside = nodes[node].branches
