@@ -263,3 +263,95 @@ def test_a_template_that_calls_into_the_projects_training_is_no_syntax_error_in_
     # Named on the command line, it is judged: it does not parse.
     named = torchlint("template_engine.py", "--output-format", "json", cwd=tmp_path / "project")
     assert [d["code"] for d in json.loads(named.stdout)] == ["TL000"]
+
+
+DDP_BUG = CORPUS / "tl016_bug_ddp_wrapped_in_main"
+
+
+def test_a_model_wrapped_in_ddp_by_the_caller_names_where_and_when():
+    engine = DDP_BUG / "engine.py"
+    diagnostics = lint_source(engine.read_text(), str(engine), ALL_RULES)[0]
+    assert [d.code for d in diagnostics] == ["TL016"]
+    assert "by `main()` (main.py:22) when `args.distributed` is set" in diagnostics[0].message
+
+
+def test_the_ddp_finding_rests_on_the_file_that_wraps_the_model():
+    from torchlint.engine import Screened, analyse, screen
+
+    engine = DDP_BUG / "engine.py"
+    screened = screen(engine.read_text(), str(engine))
+    assert isinstance(screened, Screened)
+    used = []
+    analyse(screened, str(engine), ALL_RULES, dependencies=used)
+    assert (DDP_BUG / "main.py").resolve() in {Path(path).resolve() for path in used}
+
+
+def test_a_caller_that_stops_wrapping_or_hands_on_the_loop_silences_the_ddp_finding_and_an_unconditional_wrap_says_no_when(tmp_path):
+    """The finding holds while every caller passes the DDP model; once `main.py` passes the module inside it, or
+    hands `train_one_epoch` on as a value, what `model` holds in the loop is no longer known."""
+    project = tmp_path / "project"
+    shutil.copytree(DDP_BUG, project)
+    (project / ".git").mkdir()
+    engine, main = project / "engine.py", project / "main.py"
+    original = main.read_text()
+    assert [d.code for d in lint_source(engine.read_text(), str(engine), ALL_RULES)[0]] == ["TL016"]
+    main.write_text(original.replace("train_one_epoch(model,", "train_one_epoch(model_without_ddp,"))
+    assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+    main.write_text(original + "\nHOOKS = [train_one_epoch]\n")
+    assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+    main.write_text(original.replace("    if args.distributed:\n", "    with torch.no_grad():\n"))
+    message = lint_source(engine.read_text(), str(engine), ALL_RULES)[0][0].message
+    assert "by `main()` (main.py:22) and" in message and "when `args.distributed`" not in message
+
+
+def test_the_summary_records_where_and_under_which_branches_a_name_is_bound():
+    from torchlint.project.index import guard_text, summarize
+
+    text = (
+        "def main(args, net):\n"
+        "    model = net.cuda()\n"
+        "    if args.distributed:\n"
+        "        model = DDP(model)\n"
+        "    else:\n"
+        "        for _ in range(2):\n"
+        "            model = other(model)\n"
+        "    fit(model, accum=1)\n")
+    summary = summarize(text)
+    sites = summary.sites_of("main", "model")
+    assert [(site.value, site.line, site.guards) for site in sites] == [
+        ("net.cuda", 2, ()), ("DDP", 4, ("3:7:3:23",)), ("other", 7, ("!3:7:3:23", "<loop>"))]
+    assert [guard_text(text, guard) for guard in sites[2].guards[:1]] == ["not (args.distributed)"]
+    call = [call for call in summary.calls if call.callee == "fit"][0]
+    assert call.keywords[0][1].literal == "1" and call.guards == ()
+
+
+def test_a_caller_that_accumulates_nothing_does_not_decide_what_the_loop_runs(tmp_path):
+    """`accum_iter` defaults to 1: a call that leaves it out or passes 1 steps on every micro-batch, so the model it
+    passes does not matter; once it accumulates with a plain model, what `model` holds is no longer known."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    script = project / "train.py"
+    text = (
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "\n"
+        "\n"
+        "def run_epoch(model, loader, optimizer, accum_iter=1):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y) / accum_iter\n"
+        "        loss.backward()\n"
+        "        if (i + 1) % accum_iter == 0 or i + 1 == len(loader):\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "\n"
+        "\n"
+        "def main(rank, net, loader, optimizer, args):\n"
+        "    run_epoch(net, loader, optimizer, accum_iter=PLAIN)\n"
+        "    model = DDP(net, device_ids=[rank])\n"
+        "    run_epoch(model, loader, optimizer, args.accum_iter)\n"
+    )
+    for plain, codes in (("1", ["TL016"]), ("args.accum_iter", [])):
+        script.write_text(text.replace("PLAIN", plain))
+        found = lint_source(script.read_text(), str(script), ALL_RULES)[0]
+        assert [d.code for d in found] == codes, plain

@@ -15,13 +15,16 @@ import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
 from torchlint.names import ModuleNames
+from torchlint.wrappers import SAME_MODULE_METHODS
 from torchlint.project.imports import Lookup, module_file
-from torchlint.project.index import ProjectIndex, file_summary, read_text
+from torchlint.project.index import (
+    BindingSite, CallSummary, FileSummary, ProjectIndex, file_summary, guard_text, read_text,
+)
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
 _MAX_BYTES = 1_000_000
@@ -55,6 +58,16 @@ class ProjectModule:
         return None
 
 
+@dataclass(frozen=True)
+class Wrapping:
+    """Where a caller wraps the model it passes: `model = DDP(model, ...)` in `train_worker()` of `main.py`."""
+
+    path: str  # the caller's file
+    line: int  # the line of the wrap
+    scope: str  # the function the wrap is in (`main`, `Trainer.fit`), "" at module level
+    condition: Optional[str] = None  # the test the wrap waits for, as written (`args.distributed`); None: always
+
+
 class ProjectFiles:
     """The project as seen from one file: where its imports lead, and what is defined there."""
 
@@ -66,6 +79,8 @@ class ProjectFiles:
         self.lookup = Lookup()
         self._index: Optional[ProjectIndex] = None
         self._handed: Dict[Tuple[str, str, str], Optional[Tuple[ProjectModule, cst.FunctionDef]]] = {}
+        self._wrapped: Dict[tuple, Optional[Wrapping]] = {}
+        self._callers: Dict[str, Optional[List[Tuple[str, CallSummary]]]] = {}
 
     @property
     def index(self) -> ProjectIndex:
@@ -152,6 +167,65 @@ class ProjectFiles:
         path, name = classes.pop()
         return self.carrier(path, name, method)
 
+    def wrapped_by_callers(self, function: cst.FunctionDef, parameter: str, wrappers: FrozenSet[str],
+                           needed: Optional[str] = None) -> Optional[Wrapping]:
+        """Where the callers of the importer's top-level `function` wrap what they pass for `parameter` in one of
+        `wrappers` (qualified names: `torch.nn.parallel.DistributedDataParallel`): every call of `function` in
+        the project passes, there, a name bound to such a wrap before the call and not rebound to anything
+        else after it (`.to(device)` and the like keep the wrap), or the wrap itself. A wrap under a branch
+        the call is not under (`if args.distributed:`) gives its condition. `needed`: a parameter whose
+        default is `1` (an accumulation count): a call that leaves it out or passes `1` does not count. None
+        when a call passes something else, the function is named other than in a call (handed on as a
+        value), or no call counts: what the parameter holds is then unknown. Every file read is one the facts
+        rest on."""
+        key = (id(function), parameter, wrappers, needed)
+        if key not in self._wrapped:
+            self._wrapped[key] = self._wrapped_by_callers(function, parameter, wrappers, needed)
+        return self._wrapped[key]
+
+    def _wrapped_by_callers(self, function: cst.FunctionDef, parameter: str, wrappers: FrozenSet[str],
+                            needed: Optional[str]) -> Optional[Wrapping]:
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if parameter not in positional + [p.name.value for p in params.kwonly_params]:
+            return None
+        index = self.index
+        importer = os.path.abspath(str(self.importer))
+        name = function.name.value
+        if name not in self._callers:
+            self._callers[name] = index.callers(importer, name)
+        callers = self._callers[name]
+        if not callers:
+            return None
+        for path, _ in callers:
+            self.used.add(path)
+        if not any(_wraps_somewhere(file_summary(path), wrappers) for path in {path for path, _ in callers}):
+            return None  # no caller's file wraps anything in them: the common case, answered without more reading
+        if index.passed_as_value(importer, name):
+            return None
+        skippable = needed is not None and any(
+            p.name.value == needed and p.default is not None and _is_one(p.default)
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+        found: List[Wrapping] = []
+        for path, call in callers:
+            self.used.add(path)
+            if call.open_ended:
+                return None
+            if skippable:
+                count = _passed(call, needed, positional)
+                if count is None or count.literal == "1":
+                    continue  # runs with one micro-batch a window: nothing accumulates
+            argument = _passed(call, parameter, positional)
+            summary = file_summary(path)
+            wrap = _wrap_passed(path, summary, call, argument, wrappers) if argument and summary else None
+            if wrap is None:
+                return None
+            found.append(wrap)
+        if not found:
+            return None
+        conditional = [wrap for wrap in found if wrap.condition is not None]
+        return (conditional or found)[0]
+
     def definition(self, level: int, dotted: str) -> Optional[Tuple[ProjectModule, Definition]]:
         """The function or class an imported name leads to (`names.imported`), in a file of the project;
         None for a name of an installed package or one the file does not define."""
@@ -166,6 +240,83 @@ class ProjectFiles:
             found = module.definition(".".join(parts[split:]))
             return (module, found) if found is not None else None
         return None
+
+
+def _wraps_somewhere(summary: Optional[FileSummary], wrappers: FrozenSet[str]) -> bool:
+    """The file binds some name to one of `wrappers`, or calls one (unread: it may)."""
+    if summary is None:
+        return True
+    return any(_qualified(summary, site.value) in wrappers for sites in (summary.sites or {}).values()
+               for site in sites) or any(_qualified(summary, call.callee) in wrappers for call in summary.calls)
+
+
+def _is_one(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Integer) and value.value == "1"
+
+
+def _passed(call: CallSummary, parameter: str, positional: List[str]):
+    """What `call` passes for `parameter` (an `index.Argument`), None when it passes nothing there."""
+    argument = dict(call.keywords).get(parameter)
+    if argument is None and parameter in positional and positional.index(parameter) < len(call.positional):
+        argument = call.positional[positional.index(parameter)]
+    return argument
+
+
+def _qualified(summary: FileSummary, dotted: Optional[str]) -> Optional[str]:
+    """A dotted name as the file's absolute imports spell it out (`DDP` -> `torch.nn.parallel.Distributed...`)."""
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    if head not in summary.imports:
+        return dotted
+    level, origin = summary.imports[head]
+    if level:
+        return None
+    return f"{origin}.{rest}" if rest else origin
+
+
+def _wrap_passed(path: str, summary: FileSummary, call: CallSummary, argument, wrappers: FrozenSet[str]
+                 ) -> Optional[Wrapping]:
+    """Where what `call` passes as `argument` was wrapped in one of `wrappers` (`wrapped_by_callers`)."""
+    if argument.built is not None:
+        if _qualified(summary, argument.built) not in wrappers:
+            return None
+        return Wrapping(path, call.line, call.scope, None)
+    if argument.name is None:
+        return None
+    sites = summary.sites_of(call.scope, argument.name)
+    wraps = [site for site in sites if _qualified(summary, site.value) in wrappers]
+    if not wraps or any(site.line >= call.line for site in wraps):
+        return None
+    first = min(site.line for site in wraps)
+    keeps = {f"{argument.name}.{method}" for method in SAME_MODULE_METHODS}
+    if any(site.line > first and site not in wraps and site.value not in keeps for site in sites):
+        return None  # rebound after the wrap: `model = model.module`, `model = ema`
+    conditions = []
+    for site in wraps:
+        guards = _own_guards(site, call)
+        if guards is None:
+            return None
+        conditions.append(guards)
+    if any(not guards for guards in conditions):
+        return Wrapping(path, wraps[0].line, call.scope, None)
+    lasts = {guards[-1] for guards in conditions}
+    if any(f"!{test}" in lasts for test in lasts):  # `if a:` wraps, and its `else:` too
+        return Wrapping(path, wraps[0].line, call.scope, None)
+    text = read_text(path) or ""
+    return Wrapping(path, wraps[0].line, call.scope, " and ".join(guard_text(text, guard) for guard in conditions[0]))
+
+
+def _own_guards(site: BindingSite, call: CallSummary) -> Optional[Tuple[str, ...]]:
+    """The branches a wrap sits in that the call does not: () when it runs on every path to the call; None
+    when one is not an `if` (a loop's body, an `except`: whether it ran is not a condition one can name)."""
+    guards = [guard for guard in site.guards if guard]
+    around = [guard for guard in call.guards if guard]
+    common = 0
+    while common < min(len(guards), len(around)) and guards[common] == around[common]:
+        common += 1
+    own = tuple(guards[common:])
+    return None if any(guard.startswith("<") for guard in own) else own
 
 
 def load(path: Path) -> Optional[ProjectModule]:

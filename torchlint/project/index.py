@@ -83,6 +83,7 @@ class Argument:
 
     name: Optional[str] = None  # the dotted name passed
     built: Optional[str] = None  # the dotted callee of a call passed as it is
+    literal: Optional[str] = None  # a constant passed, as `repr` writes it (`1`, `'train'`)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class CallSummary:
     positional: Tuple[Argument, ...]
     keywords: Tuple[Tuple[str, Argument], ...]
     open_ended: bool  # `*args` before the end or `**kwargs`: what is passed where is unknown
+    guards: Tuple[str, ...] = ()  # the branches around the call in its scope (`BindingSite.guards`)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,33 @@ class FunctionSummary:
     line: int
     positional: Tuple[str, ...]  # parameters that take positional arguments, `self` included
     keyword_only: Tuple[str, ...]
+    defaults: Tuple[Tuple[str, str], ...] = ()  # parameter -> its default, when a constant (as `repr` writes it)
+
+
+@dataclass(frozen=True)
+class BindingSite:
+    """Where a name is given one of its values (`FileSummary.bindings`), and under which branches."""
+
+    value: Optional[str]  # the dotted callee of the value, as in `bindings`
+    line: int
+    # The branches around the binding in its scope, outermost first: where an `if`'s test is written
+    # (`line:column:end_line:end_column`) for its body, `!` before it for its `else` (`guard_text` reads them);
+    # `<loop>` inside a `for`/`while` body, `<except>` in a handler.
+    guards: Tuple[str, ...]
+
+
+def guard_text(text: str, guard: str) -> str:
+    """A branch of `BindingSite.guards` as the file `text` writes its test: `args.distributed`, `not (a > 1)`."""
+    negated = guard.startswith("!")
+    line, column, end_line, end_column = (int(part) for part in guard.lstrip("!").split(":"))
+    lines = text.splitlines(keepends=True)
+    if end_line == line:
+        written = lines[line - 1].encode()[column:end_column].decode(errors="replace")
+    else:
+        parts = [lines[line - 1].encode()[column:].decode(errors="replace"), *lines[line:end_line - 1],
+                 lines[end_line - 1].encode()[:end_column].decode(errors="replace")]
+        written = " ".join(part.strip() for part in parts)
+    return f"not ({written})" if negated else written
 
 
 @dataclass(frozen=True)
@@ -114,6 +143,18 @@ class FileSummary:
     functions: Dict[str, FunctionSummary]  # top-level functions
     classes: Dict[str, Dict[str, FunctionSummary]]  # top-level classes -> their methods
     parents: Dict[str, str]  # scope -> the scope it is nested in
+    sites: Dict[Tuple[str, str], Tuple[BindingSite, ...]] = None  # (scope, name) -> each binding, in order
+
+    def sites_of(self, scope: str, name: str) -> Tuple[BindingSite, ...]:
+        """The bindings of `name` read in `scope`, with their lines and branches, in the innermost scope that binds
+        it (see `values_of`)."""
+        while True:
+            found = (self.sites or {}).get((scope, name))
+            if found is not None:
+                return found
+            if not scope:
+                return ()
+            scope = self.parents.get(scope, "")
 
     def values_of(self, scope: str, name: str) -> Tuple[Optional[str], ...]:
         """What `name` read in `scope` may hold: its bindings in the innermost scope that binds it."""
@@ -145,9 +186,13 @@ class _Summarizer:
         self.functions: Dict[str, FunctionSummary] = {}
         self.classes: Dict[str, Dict[str, FunctionSummary]] = {}
         self.parents: Dict[str, str] = {}
+        self.sites: Dict[Tuple[str, str], List[BindingSite]] = {}
+        self._guards: List[str] = []  # the branches around the statement being read, in its scope
+        self._line = 0
         self._block(tree.body, "", None, top=True)
         self.summary = FileSummary(self.imports, {key: tuple(values) for key, values in self.bindings.items()},
-                                   tuple(self.calls), self.functions, self.classes, self.parents)
+                                   tuple(self.calls), self.functions, self.classes, self.parents,
+                                   {key: tuple(values) for key, values in self.sites.items()})
 
     def _bind(self, scope: str, target: ast.AST, value: Optional[str]) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -160,12 +205,18 @@ class _Summarizer:
         name = _dotted(target)
         if name is not None:
             self.bindings.setdefault((scope, name), []).append(value)
+            line = getattr(target, "lineno", self._line)
+            self.sites.setdefault((scope, name), []).append(BindingSite(value, line, tuple(self._guards)))
 
     def _function(self, node, scope: str, class_name: Optional[str], top: bool) -> None:
         arguments = node.args
         positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
         keyword_only = tuple(a.arg for a in arguments.kwonlyargs)
-        summary = FunctionSummary(node.lineno, positional, keyword_only)
+        tail = positional[len(positional) - len(arguments.defaults):] if arguments.defaults else ()
+        pairs = [*zip(tail, arguments.defaults), *zip(keyword_only, arguments.kw_defaults)]
+        defaults = tuple((name, repr(default.value)) for name, default in pairs
+                         if isinstance(default, ast.Constant))
+        summary = FunctionSummary(node.lineno, positional, keyword_only, defaults)
         if class_name is not None and top:
             self.classes[class_name][node.name] = summary
         elif top:
@@ -178,10 +229,13 @@ class _Summarizer:
             self.bindings.setdefault((inner, parameter.arg), []).append(None)
         for default in (*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)):
             self._expression(default, scope)
+        outer, self._guards = self._guards, []  # a function's body starts on no branch of its own
         self._block(node.body, inner, None, top=False)
+        self._guards = outer
 
     def _block(self, statements: Iterable[ast.stmt], scope: str, class_name: Optional[str], top: bool) -> None:
         for statement in statements:
+            self._line = statement.lineno
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._bind(scope, ast.Name(statement.name), None)
                 self._function(statement, scope, class_name, top)
@@ -229,11 +283,15 @@ class _Summarizer:
             for block in ("body", "orelse", "finalbody"):
                 inner = getattr(statement, block, None)
                 if inner and isinstance(inner, list) and isinstance(inner[0], ast.stmt):
+                    self._guards.append(_branch(statement, block))
                     self._block(inner, scope, class_name, top=False if class_name is None else top)
+                    self._guards.pop()
             for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
                 if getattr(part, "name", None):
                     self._bind(scope, ast.Name(part.name), None)
+                self._guards.append("<except>" if isinstance(part, ast.ExceptHandler) else "<case>")
                 self._block(part.body, scope, class_name, top=False)
+                self._guards.pop()
 
     def _expressions(self, statement: ast.stmt, scope: str) -> None:
         """The calls in a statement's own expressions (not in the blocks it holds)."""
@@ -266,7 +324,22 @@ class _Summarizer:
                     open_ended = True
                 else:
                     keywords.append((keyword.arg, _argument(keyword.value)))
-            self.calls.append(CallSummary(callee, part.lineno, scope, tuple(positional), tuple(keywords), open_ended))
+            self.calls.append(CallSummary(callee, part.lineno, scope, tuple(positional), tuple(keywords), open_ended,
+                                          tuple(self._guards)))
+
+
+def _branch(statement: ast.stmt, block: str) -> str:
+    """How a block of a compound statement is reached (`BindingSite.guards`); "" for a block every path through
+    the statement runs (a `with` body, a `try` body and its `finally`)."""
+    if isinstance(statement, ast.If):  # where its test is written (`guard_text` reads it): cheaper than unparsing
+        test = statement.test
+        where = f"{test.lineno}:{test.col_offset}:{test.end_lineno}:{test.end_col_offset}"
+        return where if block == "body" else f"!{where}"
+    if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+        return "<loop>"
+    if isinstance(statement, ast.Try) and block == "orelse":
+        return "<else>"
+    return ""
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
@@ -286,6 +359,8 @@ def _built(value: ast.AST) -> Optional[str]:
 def _argument(value: ast.AST) -> Argument:
     if isinstance(value, ast.Call):
         return Argument(built=_dotted(value.func))
+    if isinstance(value, ast.Constant):
+        return Argument(literal=repr(value.value))
     return Argument(name=_dotted(value))
 
 
@@ -548,6 +623,47 @@ class ProjectIndex:
                     found.append((other, call))
         return found
 
+    def passed_as_value(self, path: str, function: str) -> bool:
+        """Whether a file of the project names the top-level function `function` of the file `path` other than
+        to call it, define it or import it (`callbacks = [train_one_epoch]`, `pool.map(run_epoch, ...)`): it may
+        then run with arguments no call in the project shows. Read from the texts of the files `callers` reads
+        (a superset: a word in a string counts, but not in a comment or a docstring)."""
+        word = re.compile(r"\b" + re.escape(function) + r"\b(?!\s*\()")
+        module_word = re.compile(r"\b" + re.escape(module_stem(path)) + r"\b|from\s+\.")
+        target = os.path.abspath(path)
+        for other in self.files:
+            text = read_text(other)
+            if text is None or function not in text:
+                continue
+            if os.path.abspath(other) != target and not (module_word.search(text) and self._imports(other, target,
+                                                                                                   function)):
+                continue
+            strings = None
+            for match in word.finditer(text):
+                line_start = text.rfind("\n", 0, match.start()) + 1
+                before = text[line_start:match.start()].strip()
+                if before.endswith("def") or before.startswith(("import ", "from ")) or "#" in before \
+                        or _in_import(text, line_start):
+                    continue
+                if strings is None:
+                    strings = [found.span() for found in _TRIPLE_QUOTED.finditer(text)]
+                if any(start < match.start() < end for start, end in strings):
+                    continue  # in a docstring
+                return True
+        return False
+
+    def _imports(self, importer: str, target: str, function: str) -> bool:
+        """The file `importer` imports the function `function` of the file `target`, or that file's module."""
+        summary = file_summary(importer)
+        if summary is None:
+            return True  # unread: it may
+        wanted = (target, function)
+        stem = module_stem(target)
+        return any(self.resolve(importer, summary, local) == wanted
+                   or self.resolve(importer, summary, f"{local}.{function}") == wanted
+                   for local, (_, origin) in summary.imports.items()
+                   if origin.rsplit(".", 1)[-1] in (function, stem) or local == stem)
+
     def resolve(self, importer: str, summary: FileSummary, dotted: str) -> Optional[Tuple[str, str]]:
         """(file, top-level name) a dotted name of `importer` leads to through its imports, among the project's
         files: `NativeScaler` -> (`.../util/misc.py`, `NativeScalerWithGradNormCount`); a top-level class or
@@ -564,6 +680,12 @@ class ProjectIndex:
             return None
         found = module_file(importer, ".".join(parts[:-1]), level, self.lookup)
         return (os.path.abspath(str(found)), parts[-1]) if found is not None else None
+
+
+def _in_import(text: str, line_start: int) -> bool:
+    """The line starting at `line_start` continues a parenthesised `from x import (...)`."""
+    opened = text.rfind("import (", 0, line_start)
+    return opened >= 0 and ")" not in text[opened:line_start]
 
 
 def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: Set[str],

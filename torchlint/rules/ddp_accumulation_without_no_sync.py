@@ -4,11 +4,16 @@
 
 Flags the forward call of a `DistributedDataParallel` model (`DDP(model)`,
 `torch.nn.parallel.DistributedDataParallel(...)`, resolved through the
-file's imports and through the names the wrapped model is copied to) in a
-gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
+file's imports and through the names the wrapped model is copied to; a
+model the loop's function receives as a parameter when every call of that
+function in the project, in this file or another, passes a model wrapped
+in DDP) in a gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
 or a micro-batch counter) when it runs on the micro-batches that do not step
 outside `model.no_sync()`, including the case where `no_sync()` wraps only
-the backward. The window may be a loop of its own: `for _ in
+the backward. A model wrapped only under a user option (`if
+args.distributed: model = DDP(model)`) is flagged too, and the finding
+says when: the all-reduces are paid by whoever turns the option on. The
+window may be a loop of its own: `for _ in
 range(grad_accum):` (or over the slices or chunks of a batch) with a
 backward per micro-batch and one `optimizer.step()` after the loop, the
 forward on every iteration outside `no_sync()`.
@@ -62,8 +67,11 @@ after it), `model.require_backward_grad_sync = boundary`, a forward under
 a context manager torchlint cannot read (it may switch the synchronisation),
 Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
 DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
-forwards of the wrapped module itself (`model.module(x)`), and loops that
-step on every micro-batch.
+forwards of the wrapped module itself (`model.module(x)`, or `model.module`
+handed to the loop's function), a parameter that some call passes an
+unwrapped model for (a call that leaves an accumulation count defaulting to
+`1` out accumulates nothing and does not count), a function also handed on
+as a value, and loops that step on every micro-batch.
 
 ## Fix safety
 
@@ -75,7 +83,9 @@ the backward; the finding says what to write.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Iterator, List, Optional, Set
 
 import libcst as cst
@@ -86,11 +96,8 @@ from torchlint.names import ModuleNames, dotted_name, int_value, last_component,
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, CallSite, Site, StepSite, TrainingLoop
 from torchlint.training.timeline import listing
+from torchlint.training.wrapping import DdpWrap, ddp_wrap
 from torchlint.walk import preorder
-from torchlint.wrappers import SAME_MODULE_METHODS
-
-_DDP = frozenset({"torch.nn.parallel.DistributedDataParallel",
-                  "torch.nn.parallel.distributed.DistributedDataParallel"})
 # Methods that switch gradient synchronisation: `no_sync`, FSDP2's `set_requires_gradient_sync`,
 # DeepSpeed's `disable_allreduce`, Accelerate's `accumulate`.
 _SYNC_SWITCH = re.compile(r"no_sync|_sync$|^sync_|allreduce$|^accumulate$")
@@ -118,16 +125,19 @@ class DdpAccumulationWithoutNoSync(Rule):
             step, check = window
             reported: Set[str] = set()
             for call in loop.calls:
-                model = call.callee
-                if call.depth or model is None or model in reported or not _is_ddp(model, context.names):
+                model = _model_of(call)
+                if call.depth or model is None or model in reported:
                     continue
                 if loop.once_per_window(call, check) or loop.grad_disabled_at(call, context.names) is not None:
                     continue
                 kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
                 if any(kind != "neutral" for kind in kinds):
                     continue
+                wrap = ddp_wrap(loop, model, call, context.names)
+                if wrap is None:
+                    continue
                 reported.add(model)
-                yield Finding(call.node, self._message(context, loop, call, model, step, check),
+                yield Finding(call.node, self._message(context, loop, call, model, wrap, step, check),
                               timeline=_timeline(loop, step, check))
 
     def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
@@ -139,26 +149,29 @@ class DdpAccumulationWithoutNoSync(Rule):
         header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
         reported: Set[str] = set()
         for call in loop.calls:
-            model = call.callee
-            if call.depth or call.guards or model is None or model in reported or not _is_ddp(model, context.names):
+            model = _model_of(call)
+            if call.depth or call.guards or model is None or model in reported:
                 continue
             if loop.grad_disabled_at(call, context.names) is not None:
                 continue
             kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
             if any(kind != "neutral" for kind in kinds):
                 continue
+            wrap = ddp_wrap(loop, model, call, context.names)
+            if wrap is None:
+                continue
             reported.add(model)
-            head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
+            head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` runs on every "
                     f"micro-batch of `{header}`, but `{context.code(window.step.node)}` only once, after the loop")
             yield Finding(call.node, _message(context, loop, model, head, window.count.describe(context.code),
                                               _last_one(context, loop, model, window)))
 
     @staticmethod
-    def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, step: StepSite,
-                 check: AccumulationCheck) -> str:
+    def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, wrap: DdpWrap,
+                 step: StepSite, check: AccumulationCheck) -> str:
         count = context.code(check.count)
         condition = f"`{context.quote(check.guard.test)}`" + (" is false" if check.guard.negated else "")
-        head = (f"`{model}` is a `DistributedDataParallel` model and `{context.code(call.node)}` runs on every "
+        head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` runs on every "
                 f"micro-batch, but `{context.site_code(step)}` only when {condition}")
         return _message(context, loop, model, head, f"`{count}`")
 
@@ -297,25 +310,34 @@ def _switches_sync(loop: TrainingLoop) -> bool:
                and _SYNC_SWITCH.search(last_component(call.callee)) for call in loop.calls)
 
 
-def _is_ddp(name: str, names: ModuleNames, depth: int = 0) -> bool:
-    """`name` holds a `DistributedDataParallel` model: bound to `DDP(...)`, or a copy of a name that is
-    (`self.model = model`, `model = model.to(device)`); not the module a DDP wraps."""
-    if depth > 3:
-        return False
-    for value in names.values_of(name):
-        if isinstance(value, cst.Call):
-            if names.callee(value) in _DDP:
-                return True
-            func = value.func
-            if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
-                inner = dotted_name(func.value)
-                if inner is not None and inner != name and _is_ddp(inner, names, depth + 1):
-                    return True
-        elif isinstance(value, (cst.Name, cst.Attribute)):
-            inner = dotted_name(value)
-            if inner is not None and inner != name and _is_ddp(inner, names, depth + 1):
-                return True
-    return False
+def _model_of(call: CallSite) -> Optional[str]:
+    """The model a call runs forward: `model` for `model(x)` and for `model.forward(x)`."""
+    callee = call.callee
+    if callee is not None and callee.endswith(".forward"):
+        return callee[: -len(".forward")]
+    return callee
+
+
+def _is_ddp_model(context: FileContext, model: str, wrap: DdpWrap) -> str:
+    """`model` is a DDP model, and where and when it was wrapped when that is not in plain sight before the loop:
+    "`model` is wrapped in `DistributedDataParallel` by `train_worker()` (line 1639) when `is_distributed` is
+    set"."""
+    if wrap.line is None and wrap.condition is None:
+        return f"`{model}` is a `DistributedDataParallel` model"
+    where = ""
+    if wrap.path is not None:
+        folder = os.path.dirname(os.path.abspath(context.path))
+        where = f" ({Path(os.path.relpath(wrap.path, folder)).as_posix()}:{wrap.line})"
+    elif wrap.line is not None:
+        where = f" (line {wrap.line})"
+    elif wrap.node is not None:
+        where = f" (line {context.span(wrap.node)[0]})"
+    by = f" by `{wrap.scope}()`" if wrap.scope else ""
+    when = ""
+    if wrap.condition is not None:
+        plain = re.fullmatch(r"[A-Za-z_][\w.]*(\[[^\]]*\])?", wrap.condition) is not None
+        when = f" when `{wrap.condition}` {'is set' if plain else 'holds'},"
+    return f"`{model}` is wrapped in `DistributedDataParallel`{by}{where}{when}"
 
 
 def _context_kind(item: cst.BaseExpression, loop: TrainingLoop, site: Site, names: ModuleNames,

@@ -7,6 +7,7 @@
 - `tokens`: whether every micro-batch's targets hold the same number of tokens (cut from a packed stream);
 - `graph`: which values carry an autograd graph and what cuts it (one table of effects);
 - `nodes`: which graph nodes a tensor is computed from, to tell whether two backwards share a graph;
+- `wrapping`: which model a loop runs is a DDP one, wrapped in its function or by its callers, and when;
 - `loop`: the `TrainingLoop` facade that answers the questions more than one rule asks.
 
 A predicate only one rule needs lives in that rule's module.
