@@ -21,7 +21,7 @@ import libcst as cst
 
 from torchlint.names import ModuleNames
 from torchlint.project.imports import Lookup, module_file
-from torchlint.project.index import ProjectIndex, file_summary, read_text
+from torchlint.project.index import ProjectIndex, file_stamp, file_summary, open_text, read_text
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
 _MAX_BYTES = 1_000_000
@@ -169,22 +169,34 @@ class ProjectFiles:
 
 
 def load(path: Path) -> Optional[ProjectModule]:
-    """The file parsed, or None when it cannot be read or parsed or is too big to be worth it."""
-    try:
-        stat = path.stat()
-    except OSError:
+    """The file parsed, or None when it cannot be read or parsed or is too big to be worth it. A file open in
+    the editor is read from its open text (`torchlint.project.index.set_open_text`)."""
+    absolute = os.path.abspath(str(path))
+    if open_text(absolute) is None:
+        try:
+            absolute = str(path.resolve())
+        except (OSError, RuntimeError):
+            return None
+    stamp = file_stamp(absolute)
+    if stamp is None or stamp[0] > _MAX_BYTES:
         return None
-    if stat.st_size > _MAX_BYTES:
-        return None
-    return _load(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    return _load(absolute, stamp[1], stamp[0])
 
 
 @functools.lru_cache(maxsize=128)
 def _load(path: str, mtime_ns: int, size: int) -> Optional[ProjectModule]:
+    if mtime_ns < 0:  # an open text
+        text = read_text(path)
+        if text is None:
+            return None
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
     try:
-        text = Path(path).read_text(encoding="utf-8")
         module = cst.parse_module(text)
-    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
+    except (cst.ParserSyntaxError, RecursionError):
         return None
     names = ModuleNames(module)
     names.project = ProjectFiles(Path(path))
