@@ -21,7 +21,7 @@ import libcst as cst
 
 from torchlint.names import ModuleNames
 from torchlint.project.imports import Lookup, module_file
-from torchlint.project.index import ProjectIndex, file_stamp, file_summary, open_text, read_text
+from torchlint.project.index import ProjectIndex, changes, file_stamp, file_summary, open_text, read_text
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
 _MAX_BYTES = 1_000_000
@@ -64,15 +64,14 @@ class ProjectFiles:
         # them (a cache entry of the importer is valid while they are unchanged). Filled by `training.origin`.
         self.used: Set[str] = set()
         self.lookup = Lookup()
-        self._index: Optional[ProjectIndex] = None
         self._handed: Dict[Tuple[str, str, str], Optional[Tuple[ProjectModule, cst.FunctionDef]]] = {}
+        self._handed_as_of = changes()
 
     @property
     def index(self) -> ProjectIndex:
-        """The importer's project, indexed (`torchlint.project.index`)."""
-        if self._index is None:
-            self._index = ProjectIndex.of(str(self.importer))
-        return self._index
+        """The importer's project, indexed (`torchlint.project.index`): the index made last, which a long-lived
+        process keeps up to date (a parsed module, and this with it, outlives many lints)."""
+        return ProjectIndex.of(str(self.importer))
 
     def locate(self, level: int, dotted: str) -> Optional[Tuple[str, str]]:
         """(file, top-level name) an imported dotted name leads to in the project: `(0, util.misc.NativeScaler)`
@@ -108,6 +107,9 @@ class ProjectFiles:
         something else or nothing (a default), or they pass objects of different classes: what the parameter
         holds is then unknown. Every file read for the answer is one the facts rest on."""
         key = (function.name.value, parameter, method)
+        if self._handed_as_of != changes():  # a file of the project changed since: the answers may differ
+            self._handed.clear()
+            self._handed_as_of = changes()
         if key not in self._handed:
             self._handed[key] = self._handed_class(function, parameter, method)
         return self._handed[key]

@@ -695,9 +695,19 @@ _relistings: Dict[str, int] = {}
 _latest: Dict[str, ProjectIndex] = {}
 
 
+_changes = 0
+
+
+def changes() -> int:
+    """How many times `file_changed` was called: what was derived from the project's files before is stale."""
+    return _changes
+
+
 def file_changed(path: str, listed: bool = False) -> None:
     """The file `path` changed (on disk, or its open text, `set_open_text`): the indexes made so far forget what
     they knew of it. `listed`: it was created or deleted, so the listing of its project is made again."""
+    global _changes
+    _changes += 1
     keys = _open_keys(path)
     for root, index in list(_latest.items()):
         if not any(key.startswith(root.rstrip(os.sep) + os.sep) for key in keys):
