@@ -94,19 +94,7 @@ ACCUMULATING = ["TL003", "TL010"]
 OTHER_CODES = ["TL003", "TL004"]  # data.py's own loop
 
 
-def watching_client() -> LanguageClient:
-    """The recording client, also answering (and keeping) the server's `client/registerCapability` requests."""
-    client = recording_client()
-    client.registrations = []
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(client: LanguageClient, params: types.RegistrationParams) -> None:
-        client.registrations.extend(params.registrations)
-
-    return client
-
-
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torchlint", "lsp"], client_factory=watching_client)
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "torchlint", "lsp"], client_factory=recording_client)
 
 
 def write_project(root: Path) -> dict:
