@@ -40,6 +40,17 @@ What the editor gets:
   edits every cell it changes, giving the cells ``torchlint --fix`` would
   write (`torchlint.notebook.fixed_cells`).
 
+- **Across files**: a document's findings can rest on other files of the project (the ``__call__`` in
+  ``util/misc.py`` of the ``loss_scaler`` that ``engine.py``'s loop calls; the ``main.py`` that hands it
+  over): those the engine records for the cache (`torchlint.engine.analyse`'s dependencies). The project's
+  index reads the open documents' unsaved text in place of the disk's
+  (`torchlint.project.index.set_open_text`, dropped on ``didClose``), and is kept between edits: a change
+  brings it up to date for the changed file alone (`torchlint.project.index.file_changed`). When an open
+  document is edited (debounced like the document itself), saved or closed, or a file changes on disk
+  (``workspace/didChangeWatchedFiles``, for which a watcher of ``**/*.py`` is registered when the client
+  declares ``dynamicRegistration``), the open documents whose last lint rested on that file, and no other,
+  are linted again and their diagnostics republished (a ``window/logMessage`` names them).
+
 Nothing here lints by itself: the rules the file's project configuration
 selects come from `torchlint.config.SettingsResolver` (the configuration is
 re-read on every lint, so editing ``pyproject.toml`` takes effect on the next
