@@ -46,8 +46,16 @@ def recording_client() -> LanguageClient:
         client.published.append(params)
         client.published_event.set()
 
+    # Like the editors whose capabilities the tests declare, it takes the server's `client/registerCapability`
+    # requests (a file watcher, when it declares `didChangeWatchedFiles.dynamicRegistration`), and keeps them.
+    client.registrations = []
+
+    def register_capability(client: LanguageClient, params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)
+
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES,
-                                   types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish_diagnostics})
+                                   types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish_diagnostics,
+                                   types.CLIENT_REGISTER_CAPABILITY: register_capability})
     return client
 
 

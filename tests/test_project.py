@@ -355,3 +355,52 @@ def test_a_caller_that_accumulates_nothing_does_not_decide_what_the_loop_runs(tm
         script.write_text(text.replace("PLAIN", plain))
         found = lint_source(script.read_text(), str(script), ALL_RULES)[0]
         assert [d.code for d in found] == codes, plain
+
+
+def test_an_open_text_stands_for_the_disk_and_the_kept_index_follows_it(tmp_path):
+    """What the language server does with a document open in the editor: its unsaved text is read in place of
+    the disk's, and the project's index, kept, is brought up to date for that file alone (no new listing)."""
+    from torchlint.engine import may_train
+    from torchlint.project.index import ProjectIndex, file_changed, set_open_text
+
+    project = tmp_path / "project"
+    shutil.copytree(SCALER_BUG, project)
+    engine, misc = project / "engine.py", project / "util" / "misc.py"
+    on_disk = misc.read_text()
+    index = ProjectIndex.of(str(engine))
+    assert may_train(engine.read_text(), str(engine))
+    # The scaler's `__call__`, unsaved, no longer backpropagates: engine.py calls into no training.
+    quiet = on_disk.replace("self._scaler.scale(loss).backward(create_graph=create_graph)", "pass")
+    assert quiet != on_disk
+    try:
+        assert set_open_text(str(misc), quiet) and not set_open_text(str(misc), quiet)  # the same text twice
+        file_changed(str(misc))
+        assert ProjectIndex.of(str(engine)) is index
+        assert not may_train(engine.read_text(), str(engine))
+        assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+        # It steps on every call: the loop no longer accumulates, and says nothing either.
+        set_open_text(str(misc), on_disk.replace("        if update_grad:\n", "        if True:\n"))
+        file_changed(str(misc))
+        assert may_train(engine.read_text(), str(engine))
+        assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+    finally:
+        set_open_text(str(misc), None)
+        file_changed(str(misc))
+    assert misc.read_text() == on_disk
+    assert ProjectIndex.of(str(engine)) is index
+    assert [d.code for d in lint_source(engine.read_text(), str(engine), ALL_RULES)[0]] == ["TL003"]
+
+
+def test_a_created_file_is_listed_once_the_index_hears_of_it(tmp_path):
+    from torchlint.project.index import ProjectIndex, file_changed
+
+    project = tmp_path / "project"
+    shutil.copytree(SCALER_BUG, project)
+    engine = project / "engine.py"
+    index = ProjectIndex.of(str(engine))
+    extra = project / "finetune.py"
+    extra.write_text("from engine import train_one_epoch\n")
+    assert str(extra) not in ProjectIndex.of(str(engine)).files
+    file_changed(str(extra), listed=True)
+    fresh = ProjectIndex.of(str(engine))
+    assert fresh is not index and str(extra) in fresh.files

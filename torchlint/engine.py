@@ -145,18 +145,20 @@ class ParseDeferred(Exception):
 
 
 def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["IncrementalParser"] = None,
-                parse_limit: Optional[int] = None) -> Tuple[List[Diagnostic], List[Problem]]:
+                parse_limit: Optional[int] = None, dependencies: Optional[List[str]] = None
+                ) -> Tuple[List[Diagnostic], List[Problem]]:
     """Findings for one source text; rule crashes come back as problems.
 
     `parser`: an `IncrementalParser` that parsed earlier versions of this text (the language server's).
     `parse_limit`: raise `ParseDeferred` rather than have LibCST parse more characters than that
     (the part of a file the sparse parse keeps; a tree of 200 KB takes about a hundred megabytes);
     what needs no parse is still answered.
+    `dependencies`, if given, receives the other files of the project the findings rest on (see `analyse`).
     """
     screened = screen(text, path, parser)
     if not isinstance(screened, Screened):
         return screened
-    return analyse(screened, path, rules, parser, parse_limit)
+    return analyse(screened, path, rules, parser, parse_limit, dependencies)
 
 
 @dataclass(frozen=True)

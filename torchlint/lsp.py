@@ -40,6 +40,17 @@ What the editor gets:
   edits every cell it changes, giving the cells ``torchlint --fix`` would
   write (`torchlint.notebook.fixed_cells`).
 
+- **Across files**: a document's findings can rest on other files of the project (the ``__call__`` in
+  ``util/misc.py`` of the ``loss_scaler`` that ``engine.py``'s loop calls; the ``main.py`` that hands it
+  over): those the engine records for the cache (`torchlint.engine.analyse`'s dependencies). The project's
+  index reads the open documents' unsaved text in place of the disk's
+  (`torchlint.project.index.set_open_text`, dropped on ``didClose``), and is kept between edits: a change
+  brings it up to date for the changed file alone (`torchlint.project.index.file_changed`). When an open
+  document is edited (debounced like the document itself), saved or closed, or a file changes on disk
+  (``workspace/didChangeWatchedFiles``, for which a watcher of ``**/*.py`` is registered when the client
+  declares ``dynamicRegistration``), the open documents whose last lint rested on that file, and no other,
+  are linted again and their diagnostics republished (a ``window/logMessage`` names them).
+
 Nothing here lints by itself: the rules the file's project configuration
 selects come from `torchlint.config.SettingsResolver` (the configuration is
 re-read on every lint, so editing ``pyproject.toml`` takes effect on the next
@@ -73,6 +84,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -230,6 +242,10 @@ class LintSnapshot:
     cells: Optional[Tuple[NotebookCellText, ...]] = None
     # A notebook's program (torchlint.engine.Program); None for a document, or a notebook of another language.
     program: Optional[object] = None
+    # The other files of the project the findings rest on (`torchlint.engine.analyse`'s dependencies), real paths.
+    dependencies: Tuple[str, ...] = ()
+    # `TorchlintLanguageServer._world` when the lint was queued: what it read of the other files is as of then.
+    world: int = 0
 
     def documents(self) -> List[Tuple[str, str, Optional[int]]]:
         """(uri, text, version) of each text document the findings are on: the document, or the code cells."""
@@ -281,6 +297,18 @@ def _document_path(uri: str) -> Optional[Path]:
     return Path(path) if path else None
 
 
+def _real(path: Path) -> str:
+    """The path with its links resolved: how a document and a file the facts read are compared."""
+    return os.path.realpath(str(path))
+
+
+def _disk_text(path: Path) -> Optional[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 # --- the server ------------------------------------------------------------------
 
 
@@ -299,6 +327,14 @@ class TorchlintLanguageServer(LanguageServer):
         self._cell_checks: Dict[str, Dict[str, object]] = {}
         self._last_change: Dict[str, float] = {}
         self._shown_errors: Set[str] = set()
+        # Another file of the project changing: `_world` counts the changes; `_stale[uri]` is the count at which
+        # a file the document's last lint rested on changed (an older snapshot of it is not served again).
+        self._world = 0
+        self._stale: Dict[str, int] = {}
+        # uri -> the dependencies of its last lint (kept when its snapshot is forgotten on a save).
+        self._dependencies: Dict[str, Tuple[str, ...]] = {}
+        # Used by the worker thread only: the paths whose open text the project index reads in place of the disk.
+        self._overlaid: Set[str] = set()
         # One worker: lints never race each other, and a queued lint of a version
         # that is no longer current is skipped before it starts.
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchlint-lint")
@@ -308,6 +344,19 @@ class TorchlintLanguageServer(LanguageServer):
         it does not need), while the client sends `initialized` and opens its first document, whose lint,
         queued behind it on the same worker, then finds everything imported."""
         self._worker.submit(self._rule_links)
+
+    def watch_files(self) -> None:
+        """Ask the client to report changes of the workspace's Python files on disk
+        (`workspace/didChangeWatchedFiles`), when it can be asked at run time (`dynamicRegistration`)."""
+        capabilities = self.client_capabilities
+        workspace = capabilities.workspace if capabilities else None
+        watched = workspace.did_change_watched_files if workspace else None
+        if not (watched and watched.dynamic_registration):
+            return
+        self.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+            id="torchlint-watched-python-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*.py")]))]))
 
     def _rule_links(self) -> Dict[str, str]:
         """Runs on the worker thread."""
@@ -339,6 +388,78 @@ class TorchlintLanguageServer(LanguageServer):
         self._open.add(uri)
         return True
 
+    # -- what the project's other files read: open documents' unsaved text, and who depends on whom
+
+    def text_changed(self, uri: str, delay: float, opened: bool = False) -> None:
+        """An open Python document's text changed (opened, edited): the project index reads it in place of the
+        disk (on the worker, before any lint queued after this), and the open documents whose last lint rested
+        on the file are linted again after `delay`. A document opened with its disk's text changes nothing."""
+        path = _document_path(uri)
+        if path is None:
+            return
+        text = self.current(uri)[0]
+        if opened and _disk_text(path) == text:
+            self._worker.submit(self._set_open_text, str(path), text)
+            return
+        self._worker.submit(self._set_open_text, str(path), text)
+        self.relint_dependents(path, delay, uri)
+
+    def text_closed(self, uri: str) -> None:
+        """An open document was closed: the disk's text counts again for the files that depend on it."""
+        path = _document_path(uri)
+        if path is not None:
+            self._worker.submit(self._set_open_text, str(path), None)
+            self.relint_dependents(path, 0, uri)
+
+    def files_changed(self, changes: Sequence[types.FileEvent]) -> None:
+        """`workspace/didChangeWatchedFiles`: files changed on disk; those open in the editor are read from
+        their open text, and are left as they are."""
+        open_paths = {_real(path) for path in map(_document_path, self._open) if path is not None}
+        for change in changes:
+            path = _document_path(change.uri)
+            if path is None or _real(path) in open_paths:
+                continue
+            listed = change.type in (types.FileChangeType.Created, types.FileChangeType.Deleted)
+            self._worker.submit(self._file_changed, str(path), listed)
+            self.relint_dependents(path, 0, change.uri)
+
+    def relint_dependents(self, path: Path, delay: float, changed_uri: str) -> List[str]:
+        """Lint again, after `delay`, every open document whose last lint rested on the file `path` (another
+        file of the project its facts read): the others are left alone. Returns their URIs."""
+        real = _real(path)
+        self._world += 1
+        dependents = [uri for uri in sorted(self._open)
+                      if uri != changed_uri and real in self._depends_on(uri)]
+        for uri in dependents:
+            self._stale[uri] = self._world
+            self._snapshots.pop(uri, None)
+            self.schedule_lint(uri, delay)
+        if dependents:
+            message = f"torchlint: {path.name} changed; linting again: " + ", ".join(dependents)
+            logger.info("%s", message)
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=message))
+        return dependents
+
+    def _depends_on(self, uri: str) -> Tuple[str, ...]:
+        return self._dependencies.get(uri, ())
+
+    def _set_open_text(self, path: str, text: Optional[str]) -> None:
+        """Runs on the worker thread."""
+        from torchlint.project.index import file_changed, set_open_text
+
+        if text is None:
+            self._overlaid.discard(path)
+        else:
+            self._overlaid.add(path)
+        if set_open_text(path, text):
+            file_changed(path)
+
+    def _file_changed(self, path: str, listed: bool) -> None:
+        """Runs on the worker thread."""
+        from torchlint.project.index import file_changed
+
+        file_changed(path, listed)
+
     def open_notebook(self, uri: str) -> None:
         self._notebooks[uri] = set()
 
@@ -356,6 +477,8 @@ class TorchlintLanguageServer(LanguageServer):
     def _forget_document(self, uri: str) -> None:
         self._cancel_pending(uri)
         self._snapshots.pop(uri, None)
+        self._dependencies.pop(uri, None)
+        self._stale.pop(uri, None)
         self._last_change.pop(uri, None)
         self._worker.submit(self._parsers.pop, uri, None)  # on the worker: a lint may be using it
 
@@ -404,7 +527,7 @@ class TorchlintLanguageServer(LanguageServer):
 
     # -- scheduling
 
-    def schedule_change(self, uri: str) -> None:
+    def schedule_change(self, uri: str) -> float:
         """Lint after an edit: at once after a pause in typing, else once typing pauses for `debounce`.
 
         The first change after a quiet spell is linted immediately, so the user waits only for the
@@ -415,7 +538,9 @@ class TorchlintLanguageServer(LanguageServer):
         self._last_change[uri] = now
         busy = uri in self._pending
         quiet = last is None or now - last >= self.debounce
-        self.schedule_lint(uri, 0 if quiet and not busy else self.debounce)
+        delay = 0 if quiet and not busy else self.debounce
+        self.schedule_lint(uri, delay)
+        return delay
 
     def schedule_lint(self, uri: str, delay: float) -> None:
         """Lint `uri` after `delay` seconds; a newer request for the same document replaces this one."""
@@ -475,16 +600,20 @@ class TorchlintLanguageServer(LanguageServer):
         else:
             return None
         cached = self._snapshots.get(uri)
-        if cached is not None and cached.version == version and (cached.cells is not None or cached.text == source):
+        if cached is not None and cached.version == version and (cached.cells is not None or cached.text == source) \
+                and cached.world >= self._stale.get(uri, 0):
             return cached
         loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding
+        world = self._world
         snapshot = await loop.run_in_executor(self._worker, self._lint_if_current, uri, source, version, encoding)
         if snapshot is None:
             return None
+        snapshot.world = world
         self._emit(snapshot)
-        if self.is_python(uri) or self.is_notebook(uri):
+        if (self.is_python(uri) or self.is_notebook(uri)) and world >= self._stale.get(uri, 0):
             self._snapshots[uri] = snapshot
+            self._dependencies[uri] = snapshot.dependencies
         return snapshot
 
     def _lint_if_current(self, uri: str, source: Union[str, NotebookState], version: object,
@@ -582,7 +711,9 @@ class TorchlintLanguageServer(LanguageServer):
                 from torchlint.incremental import IncrementalParser
 
                 parser = self._parsers[uri] = IncrementalParser()
-            diagnostics, problems = lint_source(text, shown, snapshot.rules, parser)
+            used: List[str] = []
+            diagnostics, problems = lint_source(text, shown, snapshot.rules, parser, dependencies=used)
+            snapshot.dependencies = tuple(sorted({_real(Path(path)) for path in used}))
         except Exception as error:  # noqa: BLE001 - the server must outlive any bug in a rule
             snapshot.messages.append((types.MessageType.Error, f"internal error while linting {shown}: "
                                       f"{type(error).__name__}: {error}\n{traceback.format_exc()}", False))
@@ -763,23 +894,31 @@ def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
     @server.feature(types.INITIALIZED)
     def initialized(ls: TorchlintLanguageServer, params: types.InitializedParams) -> None:
         ls.warm_up()
+        ls.watch_files()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TorchlintLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
         document = params.text_document
         if ls.open_document(document.uri, document.language_id):
+            ls.text_changed(document.uri, 0, opened=True)
             ls.schedule_lint(document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TorchlintLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-        if ls.is_python(params.text_document.uri):
-            ls.schedule_change(params.text_document.uri)
+        uri = params.text_document.uri
+        if ls.is_python(uri):
+            delay = ls.schedule_change(uri)
+            ls.text_changed(uri, delay)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: TorchlintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        if ls.is_python(params.text_document.uri):
-            ls.forget_snapshot(params.text_document.uri)  # the configuration may have changed
-            ls.schedule_lint(params.text_document.uri, 0)
+        uri = params.text_document.uri
+        if ls.is_python(uri):
+            ls.forget_snapshot(uri)  # the configuration may have changed
+            ls.schedule_lint(uri, 0)
+            path = _document_path(uri)
+            if path is not None:  # and the files that depend on it may read another configuration
+                ls.relint_dependents(path, 0, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TorchlintLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -787,6 +926,11 @@ def build_server(debounce: float = DEBOUNCE_SECONDS) -> TorchlintLanguageServer:
         if ls.is_python(uri):
             ls.close_document(uri)
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            ls.text_closed(uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: TorchlintLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed(params.changes)
 
     # Notebooks: pygls keeps the notebook and its cells' text documents in the workspace before these run.
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)

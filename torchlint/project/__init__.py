@@ -14,5 +14,7 @@ object of a project class, runs when a loop calls it (`training.calls.Functions.
 is, when it arrives as a parameter, is read from every call of the loop's function in the project, and
 whether a file without a backward of its own is worth analysing at all, from an index built with the
 standard library (`torchlint.project.index`). A file's cache entry records the files of the project its
-facts read (`ProjectFiles.used`, stamped by `imports.file_stamps`): a change there re-lints it.
+facts read (`ProjectFiles.used`, stamped by `imports.file_stamps`): a change there re-lints it. The language
+server lints again the open documents whose last lint read a file that changed, and has the project read
+the open documents' unsaved text in place of the disk's (`index.set_open_text`, `index.file_changed`).
 """

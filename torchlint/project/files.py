@@ -23,7 +23,8 @@ from torchlint.names import ModuleNames
 from torchlint.wrappers import SAME_MODULE_METHODS
 from torchlint.project.imports import Lookup, module_file
 from torchlint.project.index import (
-    BindingSite, CallSummary, FileSummary, ProjectIndex, file_summary, guard_text, read_text,
+    BindingSite, CallSummary, FileSummary, ProjectIndex, changes, file_stamp, file_summary, guard_text, open_text,
+    read_text,
 )
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
@@ -77,17 +78,24 @@ class ProjectFiles:
         # them (a cache entry of the importer is valid while they are unchanged). Filled by `training.origin`.
         self.used: Set[str] = set()
         self.lookup = Lookup()
-        self._index: Optional[ProjectIndex] = None
         self._handed: Dict[Tuple[str, str, str], Optional[Tuple[ProjectModule, cst.FunctionDef]]] = {}
         self._wrapped: Dict[tuple, Optional[Wrapping]] = {}
         self._callers: Dict[str, Optional[List[Tuple[str, CallSummary]]]] = {}
+        self._handed_as_of = changes()
+
+    def _forget_if_changed(self) -> None:
+        """A file of the project changed since the answers were kept (an edit in the editor): they may differ."""
+        if self._handed_as_of != changes():
+            self._handed.clear()
+            self._wrapped.clear()
+            self._callers.clear()
+            self._handed_as_of = changes()
 
     @property
     def index(self) -> ProjectIndex:
-        """The importer's project, indexed (`torchlint.project.index`)."""
-        if self._index is None:
-            self._index = ProjectIndex.of(str(self.importer))
-        return self._index
+        """The importer's project, indexed (`torchlint.project.index`): the index made last, which a long-lived
+        process keeps up to date (a parsed module, and this with it, outlives many lints)."""
+        return ProjectIndex.of(str(self.importer))
 
     def locate(self, level: int, dotted: str) -> Optional[Tuple[str, str]]:
         """(file, top-level name) an imported dotted name leads to in the project: `(0, util.misc.NativeScaler)`
@@ -123,6 +131,7 @@ class ProjectFiles:
         something else or nothing (a default), or they pass objects of different classes: what the parameter
         holds is then unknown. Every file read for the answer is one the facts rest on."""
         key = (function.name.value, parameter, method)
+        self._forget_if_changed()
         if key not in self._handed:
             self._handed[key] = self._handed_class(function, parameter, method)
         return self._handed[key]
@@ -179,6 +188,7 @@ class ProjectFiles:
         value), or no call counts: what the parameter holds is then unknown. Every file read is one the facts
         rest on."""
         key = (id(function), parameter, wrappers, needed)
+        self._forget_if_changed()
         if key not in self._wrapped:
             self._wrapped[key] = self._wrapped_by_callers(function, parameter, wrappers, needed)
         return self._wrapped[key]
@@ -320,22 +330,34 @@ def _own_guards(site: BindingSite, call: CallSummary) -> Optional[Tuple[str, ...
 
 
 def load(path: Path) -> Optional[ProjectModule]:
-    """The file parsed, or None when it cannot be read or parsed or is too big to be worth it."""
-    try:
-        stat = path.stat()
-    except OSError:
+    """The file parsed, or None when it cannot be read or parsed or is too big to be worth it. A file open in
+    the editor is read from its open text (`torchlint.project.index.set_open_text`)."""
+    absolute = os.path.abspath(str(path))
+    if open_text(absolute) is None:
+        try:
+            absolute = str(path.resolve())
+        except (OSError, RuntimeError):
+            return None
+    stamp = file_stamp(absolute)
+    if stamp is None or stamp[0] > _MAX_BYTES:
         return None
-    if stat.st_size > _MAX_BYTES:
-        return None
-    return _load(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    return _load(absolute, stamp[1], stamp[0])
 
 
 @functools.lru_cache(maxsize=128)
 def _load(path: str, mtime_ns: int, size: int) -> Optional[ProjectModule]:
+    if mtime_ns < 0:  # an open text
+        text = read_text(path)
+        if text is None:
+            return None
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
     try:
-        text = Path(path).read_text(encoding="utf-8")
         module = cst.parse_module(text)
-    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
+    except (cst.ParserSyntaxError, RecursionError):
         return None
     names = ModuleNames(module)
     names.project = ProjectFiles(Path(path))

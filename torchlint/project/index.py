@@ -17,6 +17,12 @@ facts need to know of the other files is small, and is read here with the standa
 
 Files are read once per process and content (path, size, modification time); a root's list of files is
 kept for a minute, so a long-lived process (the language server) sees new files within a minute.
+
+A long-lived process can say that a file's text is not the disk's (`set_open_text`: the unsaved text of a
+document open in the editor) and that a file changed (`file_changed`: on disk, or its open text): every
+read here, and the parsed modules of `torchlint.project.files`, then take the open text in place of the
+disk's, and the indexes made so far are brought up to date for that one file (no new listing, no other file
+read again). Call both from the thread that lints: the indexes are not locked.
 Nothing here imports LibCST: the engine's prefilter asks it before deciding to parse anything.
 """
 
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import os
 import re
 import stat
@@ -367,13 +374,56 @@ def _argument(value: ast.AST) -> Argument:
 # --- files, read once per content ----------------------------------------------------------------
 
 
+# Open texts that stand for the disk's: path -> (generation, text). A generation is never reused, and an open
+# text's stamp is (its length, -generation): the caches below, keyed by stamp, never mix it with a disk read.
+_OPEN_TEXTS: Dict[str, Tuple[int, str]] = {}
+_generations = itertools.count(1)
+
+
+def _open_keys(path: str) -> Tuple[str, ...]:
+    absolute = os.path.abspath(path)
+    real = os.path.realpath(absolute)
+    return (absolute,) if real == absolute else (absolute, real)
+
+
+def set_open_text(path: str, text: Optional[str]) -> bool:
+    """Read `text` in place of the file `path` from now on (None: read the disk again); True when what is read
+    of it changes. Indexes learn of the change through `file_changed`."""
+    changed = False
+    for key in _open_keys(path):
+        held = _OPEN_TEXTS.get(key)
+        if text is None:
+            changed = _OPEN_TEXTS.pop(key, None) is not None or changed
+        elif held is None or held[1] != text:
+            _OPEN_TEXTS[key] = (next(_generations), text)
+            changed = True
+    return changed
+
+
+def open_text(path: str) -> Optional[str]:
+    """The open text read in place of the file, if any."""
+    held = _OPEN_TEXTS.get(path) if _OPEN_TEXTS else None
+    return held[1] if held is not None else None
+
+
 def _stamp(path: str) -> Optional[Tuple[int, int]]:
-    """(size, modification time) of a regular file; None for anything else (a FIFO would block its reader)."""
+    """(size, modification time) of a regular file; None for anything else (a FIFO would block its reader). For
+    a file read from an open text, (its length, minus the text's generation)."""
+    if _OPEN_TEXTS:
+        held = _OPEN_TEXTS.get(path)
+        if held is not None:
+            return len(held[1]), -held[0]
     try:
         found = os.stat(path)
     except OSError:
         return None
     return (found.st_size, found.st_mtime_ns) if stat.S_ISREG(found.st_mode) else None
+
+
+def file_stamp(path: str) -> Optional[Tuple[int, int]]:
+    """(size, modification time) of a regular file, or of its open text (`set_open_text`): what a cache of
+    something read from it is keyed by."""
+    return _stamp(path)
 
 
 def read_text(path: str) -> Optional[str]:
@@ -384,8 +434,15 @@ def read_text(path: str) -> Optional[str]:
     return _read(path, *stamp)
 
 
-@functools.lru_cache(maxsize=4096)
 def _read(path: str, size: int, mtime_ns: int) -> Optional[str]:
+    if mtime_ns < 0:  # an open text's stamp: never cached (it is in memory), never the disk's
+        held = _OPEN_TEXTS.get(path)
+        return held[1] if held is not None and held[0] == -mtime_ns else None
+    return _read_disk(path, size, mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_disk(path: str, size: int, mtime_ns: int) -> Optional[str]:
     try:
         with open(path, encoding="utf-8", errors="replace") as stream:
             return stream.read()
@@ -501,10 +558,44 @@ class ProjectIndex:
         self._functions: Optional[FrozenSet[str]] = None
         self._methods: Optional[FrozenSet[str]] = None
         self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
+        self._file_set: Optional[FrozenSet[str]] = None
+        self._spelling_words: Optional[Tuple[FrozenSet[str], "re.Pattern[str]"]] = None
 
     @staticmethod
     def of(path: str) -> "ProjectIndex":
-        return _index(project_root(path), int(time.monotonic() // _LISTING_SECONDS))
+        root = project_root(path)
+        return _index(root, int(time.monotonic() // _LISTING_SECONDS), _relistings.get(root, 0))
+
+    def refresh(self, path: str) -> None:
+        """Bring what the index knows up to date after the file `path` changed (`file_changed`): its carriers,
+        and what was derived from them only when they changed; the files that spell a carrier class, the names
+        it calls and the hand-offs, for that file. No other file is read again."""
+        path = os.path.abspath(path)
+        if self._carriers is not None:
+            stamp = _stamp(path)
+            fresh = _carriers(path, *stamp) if stamp is not None and stamp[0] <= _MAX_BYTES else (
+                frozenset(), frozenset())
+            held = self._carriers.get(path, (frozenset(), frozenset()))
+            if fresh != held:
+                if fresh[0] or fresh[1]:
+                    self._carriers[path] = fresh
+                else:
+                    self._carriers.pop(path, None)
+                self._by_stem = self._functions = self._methods = None
+                if {name for name, method in fresh[0] if method == "__call__"} != \
+                        {name for name, method in held[0] if method == "__call__"}:
+                    self._spelling = None  # another set of carrier classes: every file is looked at again
+        if self._spelling is not None:
+            kept = [(other, words) for other, words in self._spelling if other != path]
+            entry = self._spelling_entry(path, self._callable_classes()) if path in self._listed() else None
+            self._spelling = kept + ([entry] if entry is not None else [])
+        self._calls.pop(path, None)
+        self._handoffs.clear()
+
+    def _listed(self) -> FrozenSet[str]:
+        if self._file_set is None:
+            self._file_set = frozenset(self.files)
+        return self._file_set
 
     def carriers(self) -> Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]:
         """File -> its carrier (methods, functions) (`carriers_in`), for the files that have some."""
@@ -589,12 +680,21 @@ class ProjectIndex:
             self._spelling = []
             classes = self._callable_classes()
             if classes:
-                words = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, classes))) + r")\b")
                 for path in self.files:
-                    text = read_text(path)
-                    if text is not None and any(name in text for name in classes) and words.search(text):
-                        self._spelling.append((path, import_words(text)))
+                    entry = self._spelling_entry(path, classes)
+                    if entry is not None:
+                        self._spelling.append(entry)
         return self._spelling
+
+    def _spelling_entry(self, path: str, classes: FrozenSet[str]) -> Optional[Tuple[str, FrozenSet[str]]]:
+        if not classes:
+            return None
+        if self._spelling_words is None or self._spelling_words[0] != classes:
+            self._spelling_words = (classes, re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, classes))) + r")\b"))
+        text = read_text(path)
+        if text is not None and any(name in text for name in classes) and self._spelling_words[1].search(text):
+            return path, import_words(text)
+        return None
 
     def callers(self, path: str, function: str) -> Optional[List[Tuple[str, CallSummary]]]:
         """The calls of the top-level function `function` of the file `path`, across the project: in that file,
@@ -711,8 +811,45 @@ def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: 
                 into.setdefault(function, set()).add(where)
 
 
+# Root -> how many times its listing was declared stale (`file_changed(..., listed=True)`): part of the key.
+_relistings: Dict[str, int] = {}
+# Root -> the index last made for it: the one `file_changed` brings up to date.
+_latest: Dict[str, ProjectIndex] = {}
+
+
+_changes = 0
+
+
+def changes() -> int:
+    """How many times `file_changed` was called: what was derived from the project's files before is stale."""
+    return _changes
+
+
+def file_changed(path: str, listed: bool = False) -> None:
+    """The file `path` changed (on disk, or its open text, `set_open_text`): the indexes made so far forget what
+    they knew of it. `listed`: it was created or deleted, so the listing of its project is made again."""
+    global _changes
+    _changes += 1
+    keys = _open_keys(path)
+    for root, index in list(_latest.items()):
+        if not any(key.startswith(root.rstrip(os.sep) + os.sep) for key in keys):
+            continue
+        if listed:
+            _relistings[root] = _relistings.get(root, 0) + 1
+            del _latest[root]
+        else:
+            for key in keys:
+                index.refresh(key)
+
+
+def _index(root: str, epoch: int, relisting: int = 0) -> ProjectIndex:
+    index = _listing(root, epoch, relisting)
+    _latest[root] = index
+    return index
+
+
 @functools.lru_cache(maxsize=64)
-def _index(root: str, epoch: int) -> ProjectIndex:
+def _listing(root: str, epoch: int, relisting: int) -> ProjectIndex:
     files: List[str] = []
     complete = True
     pending = [root]
