@@ -185,8 +185,10 @@ class FileContext:
             start, _, end, _ = self.span(loop.function)
             if start <= line <= end:
                 name = loop.function.name.value
-                caller = ("Ignite's `Engine` calls it once per iteration" if loop.framework == "ignite" else
-                          "Lightning calls it once per batch under manual optimisation")
+                caller = {"ignite": "Ignite's `Engine` calls it once per iteration",
+                          "method": "a loop of this file calls it once per micro-batch, and the window it steps on "
+                                    "is kept in the object's attributes"}.get(
+                    loop.framework, "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
         for crossing in crossings:
             if crossing.lines[0] <= line <= crossing.lines[1]:

@@ -110,19 +110,23 @@ class TrailingAccumulationWindow(Rule):
                 count = context.code(check.count)
                 condition = check.condition
                 fate = _fate(loop, step.receiver)
+                after = (f"nothing after the loop calls `{step.receiver}.step()`" if counter.restarted_after is None
+                         else f"`{context.code(counter.restarted_after).strip()}` after the loop that calls "
+                              f"`{loop.function.name.value}()` starts `{counter.name}` again without "
+                              f"`{step.receiver}.step()`")
                 if first == 1:
                     # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
                     blocks = "is still true" if check.negated else "cannot hold"
                     message = (
-                        f"`{context.code(condition)}` {blocks} on the last micro-batch, and nothing after "
-                        f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
+                        f"`{context.code(condition)}` {blocks} on the last micro-batch, and {after}: "
+                        f"when the number of micro-batches is not a "
                         f"multiple of `{count}`, the last window's gradients are never applied{fate}."
                     )
                 else:
                     when = "at the start of each window" if first == 0 else "one micro-batch before each window ends"
                     message = (
-                        f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and nothing "
-                        f"after the loop calls `{step.receiver}.step()`: the micro-batches after the loop's last "
+                        f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and {after}: "
+                        f"the micro-batches after the loop's last "
                         f"step are never applied{fate}."
                     )
                 run = loop.run_of(step, check)
@@ -371,7 +375,7 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
             counter = loop.counter(check.counter)
             if check.kind != "modulo" or check.remainder not in ("zero", "last") or counter is None:
                 continue
-            if counter.source not in ("enumerate", "range") or counter.endless:
+            if (counter.source not in ("enumerate", "range") and counter.restarted_after is None) or counter.endless:
                 continue
             first = loop.first_value(counter, check.read_at(step))
             if first is None:

@@ -1334,7 +1334,7 @@ class _LoopFinder:
         self.walrus = walrus
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
-        self._updates: Dict[int, str] = update_functions(module, names, source)
+        self._updates: Dict[int, str] = {**windowed_methods(module, names), **update_functions(module, names, source)}
 
     def walk(self, statements: Block, chain: Tuple[Tuple[Block, int], ...], function: Optional[cst.FunctionDef],
              class_def: Optional[cst.ClassDef], owner: cst.CSTNode, top: Optional[cst.CSTNode] = None) -> None:
@@ -1372,6 +1372,11 @@ class _LoopFinder:
         index = _batch_index(function) if framework == "lightning" else None
         if index is not None and all(c.name != index for c in counters):
             counters = (LoopCounter(index, 0, "framework"),) + counters  # Lightning's `batch_idx` starts at 0
+        if framework == "method":  # a counter kept in an attribute starts where the class sets it
+            counters = tuple(dataclasses.replace(c, start=attribute_start(class_def, c.name),
+                                                 restarted_after=_restart_after_callers(self.module, function,
+                                                                                        class_def, c.name))
+                             if c.source == "manual" and c.start is None else c for c in counters)
         return dataclasses.replace(built, framework=framework, counters=counters, whole_run=False)
 
     def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
@@ -1632,6 +1637,128 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
                 if isinstance(statement, cst.FunctionDef) and statement.name.value == "training_step":
                     found[id(statement)] = "lightning"
     return found
+
+
+def windowed_methods(module: cst.Module, names: ModuleNames) -> Dict[int, str]:
+    """Methods of the file's classes that are a loop's body, by id: a loop of this file calls the method on
+    every iteration (`learner.optimize(x, y)`, `self.optimize(x, y)`), and the method runs a backward on every
+    call and steps under an `if` (`self.n_iter += 1; if self.n_iter % self.accum == 0: self.opt.step()`).
+    The step's window is kept in the object's attributes, so it runs across the calls the way a counter of
+    the loop runs across its iterations. A method whose name another function of the file shares is left out
+    (which one the call runs is unknown)."""
+    found: Dict[int, str] = {}
+    methods: Dict[str, cst.FunctionDef] = {}
+    for part in preorder(module):
+        if isinstance(part, cst.ClassDef):
+            for statement in block_of(part):
+                if isinstance(statement, cst.FunctionDef) and not statement.name.value.startswith("__") \
+                        and not statement.decorators and _steps_under_if(statement):
+                    methods[statement.name.value] = statement
+    methods = {name: method for name, method in methods.items() if len(names.functions.get(name, [])) == 1}
+    if not methods:
+        return found
+    for part in preorder(module):
+        if isinstance(part, (cst.For, cst.While)):
+            for call in _calls_on_every_iteration(part):
+                func = call.func
+                method = methods.get(func.attr.value) if isinstance(func, cst.Attribute) else None
+                if method is not None and id(method) not in found and _calls_backward_directly(method, names, []):
+                    found[id(method)] = "method"
+    return found
+
+
+def _steps_under_if(function: cst.FunctionDef) -> bool:
+    """A `.step()` call inside an `if` of the function's own body (not in a nested loop or function)."""
+    pending: List[cst.CSTNode] = list(block_of(function))
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, cst.If):
+            return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "step"
+                       for call in calls_in(statement))
+        if isinstance(statement, (cst.With, cst.Try)):
+            pending.extend(block_of(statement))
+    return False
+
+
+def _calls_on_every_iteration(loop: Loop) -> Iterator[cst.Call]:
+    """The calls of the loop's body outside any `if`, loop, `try` or nested definition (through `with`)."""
+    pending: List[cst.CSTNode] = list(block_of(loop))
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from calls_in(statement)
+        elif isinstance(statement, cst.With):
+            pending.extend(block_of(statement))
+
+
+def _restart_after_callers(module: cst.Module, method: cst.FunctionDef, class_def: Optional[cst.ClassDef],
+                           name: str) -> Optional[cst.CSTNode]:
+    """The statement that sets the attribute counter `name` back to its start right after every loop of the file
+    that calls `method` on each iteration (`learner.end_epoch()` after `for x, y in loader:
+    learner.optimize(x, y)`), before anything there steps; None when some such loop is followed by a step, a
+    call of a method of the class that steps, or nothing that restarts the count."""
+    if class_def is None or not name.startswith("self."):
+        return None
+    methods = {statement.name.value: statement for statement in block_of(class_def)
+               if isinstance(statement, cst.FunctionDef)}
+    stepping = {called for called, body in methods.items() if any(
+        isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" for call in calls_in(body))}
+    resetting = {called for called, body in methods.items() if called not in stepping and called != method.name.value
+                 and any(isinstance(part, cst.Assign) and any(dotted_name(t.target) == name for t in part.targets)
+                         for part in preorder(body))}
+    found: Optional[cst.CSTNode] = None
+    callers = 0
+    for block in _blocks_in(module):
+        for index, statement in enumerate(block):
+            if not isinstance(statement, (cst.For, cst.While)) or not any(
+                    isinstance(call.func, cst.Attribute) and call.func.attr.value == method.name.value
+                    for call in _calls_on_every_iteration(statement)):
+                continue
+            callers += 1
+            restart = None
+            for after in block[index + 1:]:
+                calls = [call for call in calls_in(after) if isinstance(call.func, cst.Attribute)]
+                if any(call.func.attr.value == "step" or call.func.attr.value in stepping for call in calls) \
+                        or isinstance(after, (cst.For, cst.While)):
+                    break
+                if any(call.func.attr.value in resetting for call in calls):
+                    restart = after
+                    break
+            if restart is None:
+                return None
+            found = restart
+    return found if callers else None
+
+
+def _blocks_in(module: cst.Module) -> Iterator[Sequence[cst.CSTNode]]:
+    """Every block of statements in the module."""
+    for part in preorder(module):
+        if isinstance(part, (cst.Module, cst.IndentedBlock)):
+            yield part.body
+
+
+def attribute_start(class_def: Optional[cst.ClassDef], name: str) -> Optional[int]:
+    """The value an attribute counter (`self.n_iter`) has on the first call of a method of its class: the one
+    constant every plain assignment of it in the class gives (`self.n_iter = 0` in `__init__` and in
+    `end_epoch()`); None when any assignment gives another value, or reads something else."""
+    if class_def is None or not name.startswith("self."):
+        return None
+    constants = set()
+    for part in preorder(class_def):
+        if isinstance(part, cst.Assign):
+            for target in part.targets:
+                if dotted_name(target.target) == name:
+                    constants.add(int_value(part.value))
+                elif any(dotted_name(inner) == name for inner in preorder(target.target)):
+                    return None  # unpacked into, or an element of
+        elif isinstance(part, (cst.AnnAssign, cst.AugAssign)) and dotted_name(part.target) == name:
+            if isinstance(part, cst.AnnAssign):
+                constants.add(int_value(part.value) if part.value is not None else None)
+            elif not (isinstance(part.operator, cst.AddAssign) and int_value(part.value) == 1):
+                return None
+    if len(constants) != 1 or None in constants:
+        return None
+    return constants.pop()
 
 
 def manual_optimisation(class_def: cst.ClassDef) -> bool:

@@ -47,6 +47,10 @@ class LoopCounter:
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
     endless: bool = False  # `enumerate(itertools.cycle(loader))`: there is no last micro-batch
     resumed: bool = False  # `start` is the fresh run's: a resume restores the count (`step = ckpt["step"]`)
+    # An attribute counter of a method that is a loop's body (`self.n_iter`), set back to its start by a method
+    # the calling loop's function calls right after that loop (`learner.end_epoch()`) with no step between:
+    # its windows start again in each epoch, as an `enumerate` counter's do.
+    restarted_after: Optional[cst.CSTNode] = None  # that call's statement
 
 
 @dataclass(frozen=True)
