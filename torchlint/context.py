@@ -187,7 +187,9 @@ class FileContext:
                 name = loop.function.name.value
                 caller = {"ignite": "Ignite's `Engine` calls it once per iteration",
                           "method": "a loop of this file calls it once per micro-batch, and the window it steps on "
-                                    "is kept in the object's attributes"}.get(
+                                    "is kept in the object's attributes",
+                          "speechbrain": "SpeechBrain's `Brain.fit()` calls it once per batch, after adding 1 to "
+                                         "`self.step`"}.get(
                     loop.framework, "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
         for crossing in crossings:

@@ -473,7 +473,8 @@ def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[
     Ignite's `Engine(update_fn)`, Lightning's `training_step` under manual optimisation; and, in a file that
     sets `accumulate_grad_batches`, Lightning's `training_step`, whose returned loss TL013 reads."""
     automatic = "accumulate_grad_batches" in text  # TL013 reads what `training_step` returns to Lightning
-    if "Engine(" not in text and "automatic_optimization" not in text and not automatic:
+    brain = "fit_batch" in text and "Brain" in text  # SpeechBrain's `fit_batch` (`training.loop.speechbrain_brain`)
+    if "Engine(" not in text and "automatic_optimization" not in text and not automatic and not brain:
         return []
     found = []
     for function in functions:
@@ -482,7 +483,7 @@ def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[
             found.append(function)
             continue
         handed = re.search(r"Engine\(\s*(?:process_function\s*=\s*)?" + re.escape(name) + r"\b", text)
-        manual = name == "training_step" and "automatic_optimization" in text
+        manual = (name == "training_step" and "automatic_optimization" in text) or (brain and name == "fit_batch")
         if (handed or manual) and any(_may_be_backward(node, names) for node in ast.walk(function)):
             found.append(function)
     return found

@@ -1372,6 +1372,9 @@ class _LoopFinder:
         index = _batch_index(function) if framework == "lightning" else None
         if index is not None and all(c.name != index for c in counters):
             counters = (LoopCounter(index, 0, "framework"),) + counters  # Lightning's `batch_idx` starts at 0
+        if framework == "speechbrain" and not _assigns_attribute(class_def, "self.step") \
+                and all(c.name != "self.step" for c in counters):
+            counters = (LoopCounter("self.step", 1, "framework"),) + counters  # SpeechBrain's, 1 on the first batch
         if framework == "method":  # a counter kept in an attribute starts where the class sets it
             counters = tuple(dataclasses.replace(c, start=attribute_start(class_def, c.name),
                                                  restarted_after=_restart_after_callers(self.module, function,
@@ -1624,9 +1627,14 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
     an Ignite `Engine(update_fn)`, and `training_step` of a class that turns Lightning's automatic
     optimisation off (`self.automatic_optimization = False`)."""
     found: Dict[int, str] = {}
-    if source is not None and "Engine(" not in source and "automatic_optimization" not in source:
+    if source is not None and "Engine(" not in source and "automatic_optimization" not in source \
+            and "fit_batch" not in source:
         return found
     for part in preorder(module):
+        if isinstance(part, cst.ClassDef) and speechbrain_brain(part, names):
+            for statement in block_of(part):
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == "fit_batch":
+                    found[id(statement)] = "speechbrain"
         if isinstance(part, cst.Call) and names.callee(part) in _ENGINES:
             handed = positional(part, 0) or keyword(part, "process_function")
             candidates = names.functions.get(handed.value, []) if isinstance(handed, cst.Name) else []
@@ -1759,6 +1767,29 @@ def attribute_start(class_def: Optional[cst.ClassDef], name: str) -> Optional[in
     if len(constants) != 1 or None in constants:
         return None
     return constants.pop()
+
+
+_BRAINS = frozenset({"speechbrain.Brain", "speechbrain.core.Brain"})
+
+
+def speechbrain_brain(class_def: cst.ClassDef, names: ModuleNames) -> bool:
+    """A subclass of SpeechBrain's `Brain` (`class ASR(sb.Brain):`): its `fit_batch(self, batch)` is the body of
+    the loop `Brain._fit_train` runs, which advances `self.step` by one before each call (so it is 1 on an
+    epoch's first batch), zeroes the gradients and sets `self.step` back to 0 after each epoch."""
+    return any(names.qualify(base.value) in _BRAINS for base in class_def.bases if base.keyword is None)
+
+
+def _assigns_attribute(class_def: Optional[cst.ClassDef], name: str) -> bool:
+    """The class binds `name` (`self.step = ...`, `self.step += 1`) somewhere."""
+    if class_def is None:
+        return False
+    for part in preorder(class_def):
+        if isinstance(part, cst.Assign) and any(
+                dotted_name(inner) == name for target in part.targets for inner in preorder(target.target)):
+            return True
+        if isinstance(part, (cst.AugAssign, cst.AnnAssign)) and dotted_name(part.target) == name:
+            return True
+    return False
 
 
 def manual_optimisation(class_def: cst.ClassDef) -> bool:
