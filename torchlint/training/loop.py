@@ -269,7 +269,45 @@ class TrainingLoop:
 
     def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
         """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""
-        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at))
+        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at),
+                                 self._method_condition)
+
+    def _method_condition(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """What `receiver.method(args)` returns, in this loop's terms, when `receiver` is an object of a class of
+        this file (every binding and annotation of it says that class) and `method` a predicate of it
+        (`windows.returned_condition`): `batch_idx.is_interval(self.update_batches)` ->
+        `... (batch_idx.idx + 1) % self.update_batches == 0`."""
+        func = call.func
+        names = self.names
+        receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if receiver is None or names is None or any(arg.star for arg in call.args):
+            return None
+        told = [value.func if isinstance(value, cst.Call) else None for value in names.values_of(receiver)]
+        told += list(names.annotations.get(receiver, ()))
+        built = {part.value if isinstance(part, cst.Name) else None for part in told}
+        classes = names.classes.get(next(iter(built))) if len(built) == 1 and None not in built else None
+        if not classes or len(classes) != 1 or names.functions.get(classes[0].name.value) \
+                or classes[0].name.value in names.aliases:
+            return None
+        methods = [statement for statement in block_of(classes[0]) if isinstance(statement, cst.FunctionDef)
+                   and statement.name.value == func.attr.value and not statement.decorators]
+        returned = windows.returned_condition(methods[0]) if len(methods) == 1 else None
+        if returned is None:
+            return None
+        parameters = methods[0].params
+        if isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg is not None or not parameters.params:
+            return None
+        values: Dict[str, cst.BaseExpression] = {parameters.params[0].name.value: func.value}
+        positional_args = [arg.value for arg in call.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        for index, parameter in enumerate(list(parameters.params[1:]) + list(parameters.kwonly_params)):
+            name = parameter.name.value
+            given = positional_args[index] if index < len(positional_args) and parameter in parameters.params \
+                else keywords.get(name, parameter.default)
+            if given is None:
+                return None
+            values[name] = given
+        return windows.substituted(returned, values)
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
         """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
