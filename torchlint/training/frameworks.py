@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, positional
+from torchlint.walk import preorder
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
@@ -150,8 +151,11 @@ class FrameworkScaling:
         framework's own count read back (`accelerator.gradient_accumulation_steps`,
         `engine.gradient_accumulation_steps()`), directly or through names assigned it."""
         owners = loop.names.aliases_of(self.owner) if loop.names is not None else {self.owner}
+        stored = [spelling for count in self.counts for spelling in _stored_spellings(loop, count)]
         for value in _resolutions(loop, divisor):
             if any(loop.same_count(value, count) for count in self.counts):
+                return True
+            if dotted_name(value) is not None and dotted_name(value) in stored:
                 return True
             read = value.func if isinstance(value, cst.Call) and not value.args else value
             if isinstance(read, cst.Attribute) and read.attr.value == COUNT_ATTRIBUTE \
@@ -168,6 +172,47 @@ class FrameworkScaling:
     @property
     def where(self) -> str:
         return f"`{self.owner}.backward()`"
+
+
+def _stored_spellings(loop: "TrainingLoop", count: cst.BaseExpression) -> List[str]:
+    """The count as the object's attributes spell it, where the method that builds the `Accelerator` with
+    `cfg.train.accum` stores the parameter `cfg` it read it from (`self.cfg = cfg`): `self.cfg.train.accum`."""
+    name = dotted_name(count)
+    if name is None or loop.top_statement is None:
+        return []
+    root, _, rest = name.partition(".")
+    for function in preorder(loop.top_statement):
+        if not isinstance(function, cst.FunctionDef) or not any(part is count for part in preorder(function)):
+            continue
+        parameters = [p.name.value for p in function.params.params]
+        if root not in parameters or parameters[0] != "self":
+            return []
+        stores, rebinds = [], 0
+        for part in preorder(function):
+            if isinstance(part, cst.Assign):
+                for target in part.targets:
+                    if dotted_name(part.value) == root and dotted_name(target.target) is not None:
+                        stores.append(dotted_name(target.target))
+                    if root in _bound_names(target.target):
+                        rebinds += 1
+            elif isinstance(part, (cst.AugAssign, cst.AnnAssign)) and dotted_name(part.target) == root:
+                rebinds += 1
+        if rebinds:
+            return []
+        return [f"{store}.{rest}" if rest else store for store in stores if store.startswith("self.")
+                and len(loop.names.values_of(store)) == 1]
+    return []
+
+
+def _bound_names(target: cst.BaseExpression) -> List[str]:
+    """The plain names an assignment target binds: `cfg`, `a, (b, *c)`; not `self.cfg` (an attribute)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
 
 
 def _resolutions(loop: "TrainingLoop", node: cst.BaseExpression) -> List[cst.BaseExpression]:
