@@ -186,8 +186,8 @@ class FileContext:
             if start <= line <= end:
                 name = loop.function.name.value
                 caller = {"ignite": "Ignite's `Engine` calls it once per iteration",
-                          "method": "a loop of this file calls it once per micro-batch, and the window it steps on "
-                                    "is kept in the object's attributes",
+                          "method": "a loop of this file calls it on every iteration, and what it keeps from one "
+                                    "call to the next lives in the object's attributes",
                           "speechbrain": "SpeechBrain's `Brain.fit()` calls it once per batch, after adding 1 to "
                                          "`self.step`"}.get(
                     loop.framework, "Lightning calls it once per batch under manual optimisation")
