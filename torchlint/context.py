@@ -56,6 +56,18 @@ class FileContext:
         self._sole: Optional[set] = None
         self._crossing: Optional[List[_Crossing]] = None
         self._elsewhere_positions: dict = {}
+        self._hook_resets: Optional[list] = None
+
+    @property
+    def hook_resets(self) -> list:
+        """Optimizer resets in the Lightning hooks that run between a backward and the step
+        (`torchlint.training.frameworks.hook_resets`)."""
+        if self._hook_resets is None:
+            from torchlint.training.frameworks import hook_resets
+
+            lightning = "on_after_backward" in self.source or "on_before_optimizer_step" in self.source
+            self._hook_resets = hook_resets(self.module, self.names) if lightning else []
+        return self._hook_resets
 
     # --- positions -----------------------------------------------------------------
 

@@ -320,3 +320,92 @@ def parametrized_values(function: cst.FunctionDef, parameter: str,
         return values
     return None
 
+
+
+# --- Lightning hooks that run between a backward and the optimizer's step ------------------------
+
+_LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning")
+_HOOK_OWNERS = frozenset({"LightningModule", "Callback"})
+# `on_after_backward` runs right after each backward (`loss.backward()` under automatic optimisation, or
+# `self.manual_backward(loss)`); `on_before_optimizer_step` right before each step: both before the step.
+BEFORE_STEP_HOOKS = ("on_after_backward", "on_before_optimizer_step")
+
+
+@dataclass(frozen=True)
+class HookReset:
+    """`opt.zero_grad()` on every call of a Lightning hook that runs between the backward and the step."""
+
+    call: cst.Call
+    hook: cst.FunctionDef
+    receiver: str
+
+
+def hook_resets(module: cst.Module, names: ModuleNames) -> List[HookReset]:
+    """The optimizer resets (`self.optimizers().zero_grad()`, `opt.zero_grad()` over `trainer.optimizers`, or
+    the whole module's `self.zero_grad()` / `pl_module.zero_grad()`) outside any `if` in `on_after_backward` or
+    `on_before_optimizer_step` of a subclass of Lightning's `LightningModule` or `Callback`. A submodule's
+    reset (`self.encoder.zero_grad()`) freezes that part on purpose and is not one."""
+    found: List[HookReset] = []
+    for part in module.body:
+        if not isinstance(part, cst.ClassDef) or not _lightning_hook_owner(part, names):
+            continue
+        for hook in part.body.body:
+            if not isinstance(hook, cst.FunctionDef) or hook.name.value not in BEFORE_STEP_HOOKS:
+                continue
+            parameters = [p.name.value for p in hook.params.params]
+            whole = {"self"} if "LightningModule" in _bases(part, names) else set(parameters[2:3])
+            optimizers = set()
+            for statement in _unconditional(list(hook.body.body)):
+                if isinstance(statement, cst.For) and _lists_optimizers(statement.iter, parameters):
+                    optimizers |= {n for n in iter_names(statement.target)}
+                    statements = _unconditional(list(statement.body.body))
+                else:
+                    statements = [statement]
+                for line in statements:
+                    if not isinstance(line, cst.SimpleStatementLine):
+                        continue
+                    for small in line.body:
+                        call = small.value if isinstance(small, cst.Expr) else None
+                        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                                or call.func.attr.value != "zero_grad":
+                            continue
+                        receiver = call.func.value
+                        name = dotted_name(receiver)
+                        optimizer = name in optimizers or (
+                            isinstance(receiver, cst.Call) and dotted_name(receiver.func) == "self.optimizers")
+                        if optimizer or name in whole:
+                            found.append(HookReset(call, hook, name or "self.optimizers()"))
+    return found
+
+
+def _bases(class_def: cst.ClassDef, names: ModuleNames) -> List[str]:
+    found = []
+    for base in class_def.bases:
+        qualified = names.qualify(base.value) or ""
+        if qualified.split(".")[0] in _LIGHTNING_PACKAGES and qualified.split(".")[-1] in _HOOK_OWNERS:
+            found.append(qualified.split(".")[-1])
+    return found
+
+
+def _lightning_hook_owner(class_def: cst.ClassDef, names: ModuleNames) -> bool:
+    return bool(_bases(class_def, names))
+
+
+def _lists_optimizers(iterable: cst.BaseExpression, parameters: List[str]) -> bool:
+    """`trainer.optimizers` (the hook's `trainer`), `self.trainer.optimizers`, `self.optimizers()`."""
+    if isinstance(iterable, cst.Call):
+        return dotted_name(iterable.func) == "self.optimizers" and not iterable.args
+    name = dotted_name(iterable)
+    trainer = parameters[1] if len(parameters) > 1 and parameters[0] == "self" else None
+    return name in ("self.trainer.optimizers",) or (trainer is not None and name == f"{trainer}.optimizers")
+
+
+def _unconditional(statements: List[cst.CSTNode]) -> List[cst.CSTNode]:
+    """The statements that run on every call: outside `if`/`try`/`while`, through `with`."""
+    found: List[cst.CSTNode] = []
+    for statement in statements:
+        if isinstance(statement, cst.With):
+            found += _unconditional(list(statement.body.body))
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.For)):
+            found.append(statement)
+    return found
