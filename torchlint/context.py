@@ -56,6 +56,18 @@ class FileContext:
         self._sole: Optional[set] = None
         self._crossing: Optional[List[_Crossing]] = None
         self._elsewhere_positions: dict = {}
+        self._hook_resets: Optional[list] = None
+
+    @property
+    def hook_resets(self) -> list:
+        """Optimizer resets in the Lightning hooks that run between a backward and the step
+        (`torchlint.training.frameworks.hook_resets`)."""
+        if self._hook_resets is None:
+            from torchlint.training.frameworks import hook_resets
+
+            lightning = "on_after_backward" in self.source or "on_before_optimizer_step" in self.source
+            self._hook_resets = hook_resets(self.module, self.names) if lightning else []
+        return self._hook_resets
 
     # --- positions -----------------------------------------------------------------
 
@@ -188,8 +200,12 @@ class FileContext:
             start, _, end, _ = self.span(loop.function)
             if start <= line <= end:
                 name = loop.function.name.value
-                caller = ("Ignite's `Engine` calls it once per iteration" if loop.framework == "ignite" else
-                          "Lightning calls it once per batch under manual optimisation")
+                caller = {"ignite": "Ignite's `Engine` calls it once per iteration",
+                          "method": "a loop of this file calls it on every iteration, and what it keeps from one "
+                                    "call to the next lives in the object's attributes",
+                          "speechbrain": "SpeechBrain's `Brain.fit()` calls it once per batch, after adding 1 to "
+                                         "`self.step`"}.get(
+                    loop.framework, "Lightning calls it once per batch under manual optimisation")
                 return f"(`{name}()` is the loop's body here: {caller}.)"
         for crossing in crossings:
             if crossing.lines[0] <= line <= crossing.lines[1] and (about is None or crossing.loop is about):

@@ -371,6 +371,8 @@ def may_hold_training_loop(text: str) -> bool:
         return True
     if "accumulate_grad_batches" in text:
         return True
+    if "on_before_optimizer_step" in text and "zero_grad" in text:  # a Lightning hook before the step resets
+        return True
     if "grad" in text:
         for match in _GRAD_CALL.finditer(text):
             start = match.start()
@@ -480,7 +482,10 @@ def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[
     Ignite's `Engine(update_fn)`, Lightning's `training_step` under manual optimisation; and, in a file that
     sets `accumulate_grad_batches`, Lightning's `training_step`, whose returned loss TL013 reads."""
     automatic = "accumulate_grad_batches" in text  # TL013 reads what `training_step` returns to Lightning
-    if "Engine(" not in text and "automatic_optimization" not in text and not automatic:
+    brain = "fit_batch" in text and "Brain" in text  # SpeechBrain's `fit_batch` (`training.loop.speechbrain_brain`)
+    # Lightning's hooks between the backward and the step (`training.frameworks.hook_resets`)
+    hooks = "zero_grad" in text and ("on_after_backward" in text or "on_before_optimizer_step" in text)
+    if "Engine(" not in text and "automatic_optimization" not in text and not automatic and not brain and not hooks:
         return []
     found = []
     for function in functions:
@@ -488,8 +493,11 @@ def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[
         if automatic and name == "training_step":
             found.append(function)
             continue
+        if hooks and name in ("on_after_backward", "on_before_optimizer_step"):
+            found.append(function)
+            continue
         handed = re.search(r"Engine\(\s*(?:process_function\s*=\s*)?" + re.escape(name) + r"\b", text)
-        manual = name == "training_step" and "automatic_optimization" in text
+        manual = (name == "training_step" and "automatic_optimization" in text) or (brain and name == "fit_batch")
         if (handed or manual) and any(_may_be_backward(node, names) for node in ast.walk(function)):
             found.append(function)
     return found

@@ -58,6 +58,7 @@ from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 _IDENTIFIER = re.compile(r"\w+")
 _HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(|param_groups|get_last_lr|"
                            r"\bget_lr\b|[\"']lr[\"']")
+_WINDOW_RETURN = re.compile(r"\breturn\b[^\n]*%")
 _CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut from a stream (training.tokens)
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -88,8 +89,11 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 # an object of a class named there runs its methods when the loop calls it (`scaler(loss, opt)` its
                 # `__call__`): those that may run a backward, a step or a reset are helpers too
                 for method in statement.body:
-                    if isinstance(method, _FUNCTIONS) and id(method) not in whole and _HELPER_WORDS.search(
-                            "".join(lines[first_line(method) - 1:method.end_lineno])):
+                    body = "".join(lines[first_line(method) - 1:method.end_lineno]) \
+                        if isinstance(method, _FUNCTIONS) and id(method) not in whole else ""
+                    # and a predicate named there that tests a window (`batch_idx.is_interval(n)` returning
+                    # `(self.idx + 1) % n == 0`): `TrainingLoop._method_condition` reads what it returns
+                    if body and (_HELPER_WORDS.search(body) or (method.name in known and _WINDOW_RETURN.search(body))):
                         whole.add(id(method))
                         known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
             if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:

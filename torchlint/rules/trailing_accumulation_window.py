@@ -51,6 +51,14 @@ micro-batches are thrown away; where the mark runs on from epoch to epoch
 with nothing resetting between them, they join the next epoch's first window
 and only the last epoch's are lost.
 
+A flush or a last-batch test that only runs in an epoch no longer than one
+window (`if len(loader) <= N:` after the loop, `or (len(loader) <= N and i +
+1 == len(loader))`) leaves a longer epoch's partial window behind: flagged.
+So is a window kept in an object's attributes by a method a loop of the file
+calls once per micro-batch (`self.n_iter += 1; if self.n_iter % self.accum
+== 0:` in `optimize()`), when the caller sets the count back after the loop
+(`learner.end_epoch()`) with no step between.
+
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
 also through a name: `last_batch = batch_idx == len(loader) - 1`),
@@ -118,33 +126,45 @@ class TrailingAccumulationWindow(Rule):
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
             for step, check, counter, first in _trailing_windows(loop, context.names):
-                if _flushed_after(loop, step.receiver):
+                if _flushed_after(loop, step.receiver, check.count):
                     continue
                 iterable = counter.iterable
                 count = context.code(check.count)
                 condition = check.condition
                 fate = _fate(loop, step.receiver, check)
+                short = _short_epoch_flush(loop, step.receiver, check.count)
+                if short is not None:
+                    after = (f"the `{step.receiver}.step()` after the loop runs only when `{context.code(short)}`, "
+                             f"an epoch no longer than one window")
+                elif counter.restarted_after is not None:
+                    after = (f"`{context.code(counter.restarted_after).strip()}` after the loop that calls "
+                             f"`{loop.function.name.value}()` starts `{counter.name}` again without "
+                             f"`{step.receiver}.step()`")
+                else:
+                    after = f"nothing after the loop calls `{step.receiver}.step()`"
                 if first == SINCE:
                     waits = "skips the step until" if check.negated else "steps once"
                     message = (
                         f"`{context.code(condition)}` {waits} `{count}` micro-batches have run since the last "
-                        f"step, and nothing after the loop calls `{step.receiver}.step()`: when the number of "
+                        f"step, and {after}: when the number of "
                         f"micro-batches is not a multiple of `{count}`, those after the loop's last step are not "
                         f"applied{fate}."
                     )
                 elif first == 1:
                     # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
                     blocks = "is still true" if check.negated else "cannot hold"
+                    if not check.negated and len(_end_tests(condition, check.count)) < len(_disjuncts(condition)):
+                        blocks = "does not hold, in an epoch longer than one window,"
                     message = (
-                        f"`{context.code(condition)}` {blocks} on the last micro-batch, and nothing after "
-                        f"the loop calls `{step.receiver}.step()`: when the number of micro-batches is not a "
+                        f"`{context.code(condition)}` {blocks} on the last micro-batch, and {after}: "
+                        f"when the number of micro-batches is not a "
                         f"multiple of `{count}`, the last window's gradients are never applied{fate}."
                     )
                 else:
                     when = "at the start of each window" if first == 0 else "one micro-batch before each window ends"
                     message = (
-                        f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and nothing "
-                        f"after the loop calls `{step.receiver}.step()`: the micro-batches after the loop's last "
+                        f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and {after}: "
+                        f"the micro-batches after the loop's last "
                         f"step are never applied{fate}."
                     )
                 run = loop.run_of(step, check)
@@ -431,7 +451,8 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
             counter = loop.counter(check.counter)
             if check.kind == "since":  # any count that advances with the micro-batches; the end is the loop's
                 counter = next((c for c in loop.counters if c.source != "manual"), None)
-            if counter is None or counter.source not in ("enumerate", "range") or counter.endless:
+            if counter is None or (counter.source not in ("enumerate", "range") and counter.restarted_after is None) \
+                    or counter.endless:
                 continue
             if check.kind == "since":
                 first = SINCE  # `ni - last_opt_step >= N`: N micro-batches since the last step, wherever it was
@@ -445,10 +466,10 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 if first not in (0, 1, 2):
                     continue
             tests = (check.guard.test,) if check.held is None else (check.guard.test, check.held)
-            if any(_mentions_end(test, counter) for test in tests) or any(
+            if any(_mentions_end(part, counter) for test in tests for part in _end_tests(test, check.count)) or any(
                 _mentions_end(part, counter)
-                for test in tests for other in _other_operands(test, check.expression)
-                for part in _expanded(loop, other, step)
+                for test in tests for kept in _end_tests(test, check.count)
+                for other in _other_operands(kept, check.expression) for part in _expanded(loop, other, step)
             ):
                 continue
             # A window counted since the last step lines up with the loop's end at best as one numbered from its
@@ -468,7 +489,15 @@ SINCE = -1  # `_trailing_windows`' `first` for a window counted since the last s
 
 def _flushed_after(loop: TrainingLoop, optimizer: str) -> bool:
     """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop."""
+
+
+def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression) -> bool:
+    """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop: not one that runs only when the
+    epoch is no longer than one window (`if len(loader) <= accum:`), which leaves a longer epoch's last
+    partial window where it is."""
     for statement in loop.statements_after():
+        if isinstance(statement, cst.If) and statement.orelse is None and _shorter_than_window(statement.test, count):
+            continue
         for call in calls_in(statement):
             func = call.func
             if not isinstance(func, cst.Attribute) or func.attr.value != "step":
@@ -477,6 +506,48 @@ def _flushed_after(loop: TrainingLoop, optimizer: str) -> bool:
             if dotted_name(func.value) == optimizer or (first is not None and dotted_name(first) == optimizer):
                 return True
     return False
+
+
+def _short_epoch_flush(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The test of an `if len(loader) <= accum:` after the loop that steps `optimizer`: a flush of short epochs only."""
+    for statement in loop.statements_after():
+        if isinstance(statement, cst.If) and statement.orelse is None and _shorter_than_window(statement.test, count) \
+                and any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "step"
+                        and optimizer in (dotted_name(call.func.value), dotted_name(positional(call, 0) or call.func))
+                        for call in calls_in(statement)):
+            return statement.test
+    return None
+
+
+def _shorter_than_window(test: cst.BaseExpression, count: cst.BaseExpression) -> bool:
+    """`len(loader) <= accum` (`<`, or `accum >= len(loader)`): true only for an epoch of at most one window."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+        length, bound = test.left, right
+    elif isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+        length, bound = right, test.left
+    else:
+        return False
+    return isinstance(length, cst.Call) and dotted_name(length.func) == "len" and bound.deep_equals(count)
+
+
+def _disjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _disjuncts(test.left) + _disjuncts(test.right)
+    return [test]
+
+
+def _end_tests(test: cst.BaseExpression, count: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The parts of a step's condition that may let it through at the epoch's end: not a conjunction that
+    holds only in an epoch of at most one window (`len(loader) <= accum and i + 1 == len(loader)`)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _end_tests(test.left, count) + _end_tests(test.right, count)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and (
+            _shorter_than_window(test.left, count) or _shorter_than_window(test.right, count)):
+        return []
+    return [test]
 
 
 def _expanded(loop: TrainingLoop, expression: cst.BaseExpression, where: StepSite,

@@ -11,6 +11,14 @@ an accumulation window by itself (`for _ in range(grad_accum):`, or over the
 slices or chunks of a batch), whose `optimizer.step()` runs after the loop:
 the last micro-batch's gradients are wiped too.
 
+Also flags such a reset in a Lightning hook that runs between the backward
+and the step: `opt.zero_grad()` over `trainer.optimizers` or
+`self.optimizers()`, or the whole module's `self.zero_grad()` /
+`pl_module.zero_grad()`, on every call of `on_after_backward` or
+`on_before_optimizer_step` of a `LightningModule` or `Callback`. A
+submodule's reset there (`self.encoder.zero_grad()`, freezing that part)
+and a reset under an `if` are not flagged.
+
 ## Why is this bad?
 
 The reset wipes the gradients `backward()` just computed, so `step()`
@@ -81,6 +89,14 @@ class ZeroGradBeforeStep(Rule):
                     fix = context.move_after(reset, step, f"Move `{reset_code}` after `{context.site_code(step)}`")
                     yield Finding(reset.node, message, fix)
             yield from self._inner(context, loop)
+        for reset in context.hook_resets:
+            hook = reset.hook.name.value
+            when = ("after every backward, before the optimizer steps" if hook == "on_after_backward" else
+                    "after the backward of each window, right before the optimizer steps")
+            yield Finding(reset.call, (
+                f"`{context.code(reset.call)}` in `{hook}()`: Lightning calls this hook {when}, so the step "
+                f"applies zero gradients and the model does not learn. Lightning resets the gradients after the "
+                f"step already; a reset of your own belongs in `optimizer_zero_grad()`."), None)
 
     def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
         """A reset after the backward on every iteration of a loop that is a window by itself: the step after

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, positional
+from torchlint.walk import preorder
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
@@ -150,8 +151,11 @@ class FrameworkScaling:
         framework's own count read back (`accelerator.gradient_accumulation_steps`,
         `engine.gradient_accumulation_steps()`), directly or through names assigned it."""
         owners = loop.names.aliases_of(self.owner) if loop.names is not None else {self.owner}
+        stored = [spelling for count in self.counts for spelling in _stored_spellings(loop, count)]
         for value in _resolutions(loop, divisor):
             if any(loop.same_count(value, count) for count in self.counts):
+                return True
+            if dotted_name(value) is not None and dotted_name(value) in stored:
                 return True
             read = value.func if isinstance(value, cst.Call) and not value.args else value
             if isinstance(read, cst.Attribute) and read.attr.value == COUNT_ATTRIBUTE \
@@ -168,6 +172,47 @@ class FrameworkScaling:
     @property
     def where(self) -> str:
         return f"`{self.owner}.backward()`"
+
+
+def _stored_spellings(loop: "TrainingLoop", count: cst.BaseExpression) -> List[str]:
+    """The count as the object's attributes spell it, where the method that builds the `Accelerator` with
+    `cfg.train.accum` stores the parameter `cfg` it read it from (`self.cfg = cfg`): `self.cfg.train.accum`."""
+    name = dotted_name(count)
+    if name is None or loop.top_statement is None:
+        return []
+    root, _, rest = name.partition(".")
+    for function in preorder(loop.top_statement):
+        if not isinstance(function, cst.FunctionDef) or not any(part is count for part in preorder(function)):
+            continue
+        parameters = [p.name.value for p in function.params.params]
+        if root not in parameters or parameters[0] != "self":
+            return []
+        stores, rebinds = [], 0
+        for part in preorder(function):
+            if isinstance(part, cst.Assign):
+                for target in part.targets:
+                    if dotted_name(part.value) == root and dotted_name(target.target) is not None:
+                        stores.append(dotted_name(target.target))
+                    if root in _bound_names(target.target):
+                        rebinds += 1
+            elif isinstance(part, (cst.AugAssign, cst.AnnAssign)) and dotted_name(part.target) == root:
+                rebinds += 1
+        if rebinds:
+            return []
+        return [f"{store}.{rest}" if rest else store for store in stores if store.startswith("self.")
+                and len(loop.names.values_of(store)) == 1]
+    return []
+
+
+def _bound_names(target: cst.BaseExpression) -> List[str]:
+    """The plain names an assignment target binds: `cfg`, `a, (b, *c)`; not `self.cfg` (an attribute)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
 
 
 def _resolutions(loop: "TrainingLoop", node: cst.BaseExpression) -> List[cst.BaseExpression]:
@@ -275,3 +320,92 @@ def parametrized_values(function: cst.FunctionDef, parameter: str,
         return values
     return None
 
+
+
+# --- Lightning hooks that run between a backward and the optimizer's step ------------------------
+
+_LIGHTNING_PACKAGES = ("lightning", "pytorch_lightning")
+_HOOK_OWNERS = frozenset({"LightningModule", "Callback"})
+# `on_after_backward` runs right after each backward (`loss.backward()` under automatic optimisation, or
+# `self.manual_backward(loss)`); `on_before_optimizer_step` right before each step: both before the step.
+BEFORE_STEP_HOOKS = ("on_after_backward", "on_before_optimizer_step")
+
+
+@dataclass(frozen=True)
+class HookReset:
+    """`opt.zero_grad()` on every call of a Lightning hook that runs between the backward and the step."""
+
+    call: cst.Call
+    hook: cst.FunctionDef
+    receiver: str
+
+
+def hook_resets(module: cst.Module, names: ModuleNames) -> List[HookReset]:
+    """The optimizer resets (`self.optimizers().zero_grad()`, `opt.zero_grad()` over `trainer.optimizers`, or
+    the whole module's `self.zero_grad()` / `pl_module.zero_grad()`) outside any `if` in `on_after_backward` or
+    `on_before_optimizer_step` of a subclass of Lightning's `LightningModule` or `Callback`. A submodule's
+    reset (`self.encoder.zero_grad()`) freezes that part on purpose and is not one."""
+    found: List[HookReset] = []
+    for part in module.body:
+        if not isinstance(part, cst.ClassDef) or not _lightning_hook_owner(part, names):
+            continue
+        for hook in part.body.body:
+            if not isinstance(hook, cst.FunctionDef) or hook.name.value not in BEFORE_STEP_HOOKS:
+                continue
+            parameters = [p.name.value for p in hook.params.params]
+            whole = {"self"} if "LightningModule" in _bases(part, names) else set(parameters[2:3])
+            optimizers = set()
+            for statement in _unconditional(list(hook.body.body)):
+                if isinstance(statement, cst.For) and _lists_optimizers(statement.iter, parameters):
+                    optimizers |= {n for n in iter_names(statement.target)}
+                    statements = _unconditional(list(statement.body.body))
+                else:
+                    statements = [statement]
+                for line in statements:
+                    if not isinstance(line, cst.SimpleStatementLine):
+                        continue
+                    for small in line.body:
+                        call = small.value if isinstance(small, cst.Expr) else None
+                        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                                or call.func.attr.value != "zero_grad":
+                            continue
+                        receiver = call.func.value
+                        name = dotted_name(receiver)
+                        optimizer = name in optimizers or (
+                            isinstance(receiver, cst.Call) and dotted_name(receiver.func) == "self.optimizers")
+                        if optimizer or name in whole:
+                            found.append(HookReset(call, hook, name or "self.optimizers()"))
+    return found
+
+
+def _bases(class_def: cst.ClassDef, names: ModuleNames) -> List[str]:
+    found = []
+    for base in class_def.bases:
+        qualified = names.qualify(base.value) or ""
+        if qualified.split(".")[0] in _LIGHTNING_PACKAGES and qualified.split(".")[-1] in _HOOK_OWNERS:
+            found.append(qualified.split(".")[-1])
+    return found
+
+
+def _lightning_hook_owner(class_def: cst.ClassDef, names: ModuleNames) -> bool:
+    return bool(_bases(class_def, names))
+
+
+def _lists_optimizers(iterable: cst.BaseExpression, parameters: List[str]) -> bool:
+    """`trainer.optimizers` (the hook's `trainer`), `self.trainer.optimizers`, `self.optimizers()`."""
+    if isinstance(iterable, cst.Call):
+        return dotted_name(iterable.func) == "self.optimizers" and not iterable.args
+    name = dotted_name(iterable)
+    trainer = parameters[1] if len(parameters) > 1 and parameters[0] == "self" else None
+    return name in ("self.trainer.optimizers",) or (trainer is not None and name == f"{trainer}.optimizers")
+
+
+def _unconditional(statements: List[cst.CSTNode]) -> List[cst.CSTNode]:
+    """The statements that run on every call: outside `if`/`try`/`while`, through `with`."""
+    found: List[cst.CSTNode] = []
+    for statement in statements:
+        if isinstance(statement, cst.With):
+            found += _unconditional(list(statement.body.body))
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.For)):
+            found.append(statement)
+    return found

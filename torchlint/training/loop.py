@@ -275,7 +275,7 @@ class TrainingLoop:
     def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
         """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""
         return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at),
-                                 functools.partial(self._cycle, guard.read_at))
+                                 functools.partial(self._cycle, guard.read_at), self._method_condition)
 
     def _cycle(self, node: int, value: cst.BaseExpression, depth: int = 0) -> Optional[cst.BaseExpression]:
         """The count N that `value`, read at `node`, cycles modulo: `idx` after `idx = i % N` (or after
@@ -378,6 +378,43 @@ class TrainingLoop:
         if function is None or (self.names is not None and len(self.names.functions.get(call.func.value, [])) > 1):
             return None
         return function
+
+    def _method_condition(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """What `receiver.method(args)` returns, in this loop's terms, when `receiver` is an object of a class of
+        this file (every binding and annotation of it says that class) and `method` a predicate of it
+        (`windows.returned_condition`): `batch_idx.is_interval(self.update_batches)` ->
+        `... (batch_idx.idx + 1) % self.update_batches == 0`."""
+        func = call.func
+        names = self.names
+        receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if receiver is None or names is None or any(arg.star for arg in call.args):
+            return None
+        told = [value.func if isinstance(value, cst.Call) else None for value in names.values_of(receiver)]
+        told += list(names.annotations.get(receiver, ()))
+        built = {part.value if isinstance(part, cst.Name) else None for part in told}
+        classes = names.classes.get(next(iter(built))) if len(built) == 1 and None not in built else None
+        if not classes or len(classes) != 1 or names.functions.get(classes[0].name.value) \
+                or classes[0].name.value in names.aliases:
+            return None
+        methods = [statement for statement in block_of(classes[0]) if isinstance(statement, cst.FunctionDef)
+                   and statement.name.value == func.attr.value and not statement.decorators]
+        returned = windows.returned_condition(methods[0]) if len(methods) == 1 else None
+        if returned is None:
+            return None
+        parameters = methods[0].params
+        if isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg is not None or not parameters.params:
+            return None
+        values: Dict[str, cst.BaseExpression] = {parameters.params[0].name.value: func.value}
+        positional_args = [arg.value for arg in call.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        for index, parameter in enumerate(list(parameters.params[1:]) + list(parameters.kwonly_params)):
+            name = parameter.name.value
+            given = positional_args[index] if index < len(positional_args) and parameter in parameters.params \
+                else keywords.get(name, parameter.default)
+            if given is None:
+                return None
+            values[name] = given
+        return windows.substituted(returned, values)
 
     def _flag(self, node: int, name: str) -> Optional[Tuple[cst.BaseExpression, int]]:
         """The condition `name` holds at `node` (`is_accumulating = i % n != 0`) and where it is assigned:
@@ -1638,7 +1675,7 @@ class _LoopFinder:
         self.walrus = walrus
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
-        self._updates: Dict[int, str] = update_functions(module, names, source)
+        self._updates: Dict[int, str] = {**windowed_methods(module, names), **update_functions(module, names, source)}
 
     def walk(self, statements: Block, chain: Tuple[Tuple[Block, int], ...], function: Optional[cst.FunctionDef],
              class_def: Optional[cst.ClassDef], owner: cst.CSTNode, top: Optional[cst.CSTNode] = None) -> None:
@@ -1676,6 +1713,14 @@ class _LoopFinder:
         index = _batch_index(function) if framework == "lightning" else None
         if index is not None and all(c.name != index for c in counters):
             counters = (LoopCounter(index, 0, "framework"),) + counters  # Lightning's `batch_idx` starts at 0
+        if framework == "speechbrain" and not _assigns_attribute(class_def, "self.step") \
+                and all(c.name != "self.step" for c in counters):
+            counters = (LoopCounter("self.step", 1, "framework"),) + counters  # SpeechBrain's, 1 on the first batch
+        if framework == "method":  # a counter kept in an attribute starts where the class sets it
+            counters = tuple(dataclasses.replace(c, start=attribute_start(class_def, c.name),
+                                                 restarted_after=_restart_after_callers(self.module, function,
+                                                                                        class_def, c.name))
+                             if c.source == "manual" and c.start is None else c for c in counters)
         return dataclasses.replace(built, framework=framework, counters=counters, whole_run=False)
 
     def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
@@ -1923,9 +1968,14 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
     an Ignite `Engine(update_fn)`, and `training_step` of a class that turns Lightning's automatic
     optimisation off (`self.automatic_optimization = False`)."""
     found: Dict[int, str] = {}
-    if source is not None and "Engine(" not in source and "automatic_optimization" not in source:
+    if source is not None and "Engine(" not in source and "automatic_optimization" not in source \
+            and "fit_batch" not in source:
         return found
     for part in preorder(module):
+        if isinstance(part, cst.ClassDef) and speechbrain_brain(part, names):
+            for statement in block_of(part):
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == "fit_batch":
+                    found[id(statement)] = "speechbrain"
         if isinstance(part, cst.Call) and names.callee(part) in _ENGINES:
             handed = positional(part, 0) or keyword(part, "process_function")
             candidates = names.functions.get(handed.value, []) if isinstance(handed, cst.Name) else []
@@ -1936,6 +1986,151 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
                 if isinstance(statement, cst.FunctionDef) and statement.name.value == "training_step":
                     found[id(statement)] = "lightning"
     return found
+
+
+def windowed_methods(module: cst.Module, names: ModuleNames) -> Dict[int, str]:
+    """Methods of the file's classes that are a loop's body, by id: a loop of this file calls the method on
+    every iteration (`learner.optimize(x, y)`, `self.optimize(x, y)`), and the method runs a backward on every
+    call and steps under an `if` (`self.n_iter += 1; if self.n_iter % self.accum == 0: self.opt.step()`).
+    The step's window is kept in the object's attributes, so it runs across the calls the way a counter of
+    the loop runs across its iterations. A method whose name another function of the file shares is left out
+    (which one the call runs is unknown)."""
+    found: Dict[int, str] = {}
+    methods: Dict[str, cst.FunctionDef] = {}
+    for part in preorder(module):
+        if isinstance(part, cst.ClassDef):
+            for statement in block_of(part):
+                if isinstance(statement, cst.FunctionDef) and not statement.name.value.startswith("__") \
+                        and not statement.decorators and _steps_under_if(statement):
+                    methods[statement.name.value] = statement
+    methods = {name: method for name, method in methods.items() if len(names.functions.get(name, [])) == 1}
+    if not methods:
+        return found
+    for part in preorder(module):
+        if isinstance(part, (cst.For, cst.While)):
+            for call in _calls_on_every_iteration(part):
+                func = call.func
+                method = methods.get(func.attr.value) if isinstance(func, cst.Attribute) else None
+                if method is not None and id(method) not in found and _calls_backward_directly(method, names, []):
+                    found[id(method)] = "method"
+    return found
+
+
+def _steps_under_if(function: cst.FunctionDef) -> bool:
+    """A `.step()` call inside an `if` of the function's own body (not in a nested loop or function)."""
+    pending: List[cst.CSTNode] = list(block_of(function))
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, cst.If):
+            return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "step"
+                       for call in calls_in(statement))
+        if isinstance(statement, (cst.With, cst.Try)):
+            pending.extend(block_of(statement))
+    return False
+
+
+def _calls_on_every_iteration(loop: Loop) -> Iterator[cst.Call]:
+    """The calls of the loop's body outside any `if`, loop, `try` or nested definition (through `with`)."""
+    pending: List[cst.CSTNode] = list(block_of(loop))
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from calls_in(statement)
+        elif isinstance(statement, cst.With):
+            pending.extend(block_of(statement))
+
+
+def _restart_after_callers(module: cst.Module, method: cst.FunctionDef, class_def: Optional[cst.ClassDef],
+                           name: str) -> Optional[cst.CSTNode]:
+    """The statement that sets the attribute counter `name` back to its start right after every loop of the file
+    that calls `method` on each iteration (`learner.end_epoch()` after `for x, y in loader:
+    learner.optimize(x, y)`), before anything there steps; None when some such loop is followed by a step, a
+    call of a method of the class that steps, or nothing that restarts the count."""
+    if class_def is None or not name.startswith("self."):
+        return None
+    methods = {statement.name.value: statement for statement in block_of(class_def)
+               if isinstance(statement, cst.FunctionDef)}
+    stepping = {called for called, body in methods.items() if any(
+        isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" for call in calls_in(body))}
+    resetting = {called for called, body in methods.items() if called not in stepping and called != method.name.value
+                 and any(isinstance(part, cst.Assign) and any(dotted_name(t.target) == name for t in part.targets)
+                         for part in preorder(body))}
+    found: Optional[cst.CSTNode] = None
+    callers = 0
+    for block in _blocks_in(module):
+        for index, statement in enumerate(block):
+            if not isinstance(statement, (cst.For, cst.While)) or not any(
+                    isinstance(call.func, cst.Attribute) and call.func.attr.value == method.name.value
+                    for call in _calls_on_every_iteration(statement)):
+                continue
+            callers += 1
+            restart = None
+            for after in block[index + 1:]:
+                calls = [call for call in calls_in(after) if isinstance(call.func, cst.Attribute)]
+                if any(call.func.attr.value == "step" or call.func.attr.value in stepping for call in calls) \
+                        or isinstance(after, (cst.For, cst.While)):
+                    break
+                if any(call.func.attr.value in resetting for call in calls):
+                    restart = after
+                    break
+            if restart is None:
+                return None
+            found = restart
+    return found if callers else None
+
+
+def _blocks_in(module: cst.Module) -> Iterator[Sequence[cst.CSTNode]]:
+    """Every block of statements in the module."""
+    for part in preorder(module):
+        if isinstance(part, (cst.Module, cst.IndentedBlock)):
+            yield part.body
+
+
+def attribute_start(class_def: Optional[cst.ClassDef], name: str) -> Optional[int]:
+    """The value an attribute counter (`self.n_iter`) has on the first call of a method of its class: the one
+    constant every plain assignment of it in the class gives (`self.n_iter = 0` in `__init__` and in
+    `end_epoch()`); None when any assignment gives another value, or reads something else."""
+    if class_def is None or not name.startswith("self."):
+        return None
+    constants = set()
+    for part in preorder(class_def):
+        if isinstance(part, cst.Assign):
+            for target in part.targets:
+                if dotted_name(target.target) == name:
+                    constants.add(int_value(part.value))
+                elif any(dotted_name(inner) == name for inner in preorder(target.target)):
+                    return None  # unpacked into, or an element of
+        elif isinstance(part, (cst.AnnAssign, cst.AugAssign)) and dotted_name(part.target) == name:
+            if isinstance(part, cst.AnnAssign):
+                constants.add(int_value(part.value) if part.value is not None else None)
+            elif not (isinstance(part.operator, cst.AddAssign) and int_value(part.value) == 1):
+                return None
+    if len(constants) != 1 or None in constants:
+        return None
+    return constants.pop()
+
+
+_BRAINS = frozenset({"speechbrain.Brain", "speechbrain.core.Brain"})
+
+
+def speechbrain_brain(class_def: cst.ClassDef, names: ModuleNames) -> bool:
+    """A subclass of SpeechBrain's `Brain` (`class ASR(sb.Brain):`): its `fit_batch(self, batch)` is the body of
+    the loop `Brain._fit_train` runs, which advances `self.step` by one before each call (so it is 1 on an
+    epoch's first batch), zeroes the gradients and sets `self.step` back to 0 after each epoch."""
+    return any(names.qualify(base.value) in _BRAINS for base in class_def.bases if base.keyword is None)
+
+
+def _assigns_attribute(class_def: Optional[cst.ClassDef], name: str) -> bool:
+    """The class binds `name` (`self.step = ...`, `self.step += 1`) somewhere."""
+    if class_def is None:
+        return False
+    for part in preorder(class_def):
+        if isinstance(part, cst.Assign) and any(
+                dotted_name(inner) == name for target in part.targets for inner in preorder(target.target)):
+            return True
+        if isinstance(part, (cst.AugAssign, cst.AnnAssign)) and dotted_name(part.target) == name:
+            return True
+    return False
 
 
 def manual_optimisation(class_def: cst.ClassDef) -> bool:

@@ -172,6 +172,8 @@ class OriginTracer:
                 return traced
             if method in _RESHAPING_METHODS:
                 return self.trace(receiver, at, depth)
+            if _scaled_by_scaler(node):  # `scaled = scaler.scale(loss / n)`: the loss, as `scaler.scale(...).backward()`
+                return self.trace(positional(node, 0), at, depth)
         if qualified in ("torch.div", "torch.true_divide"):
             first = positional(node, 0)
             return (self.trace(first, at, depth) if first is not None else LossOrigin()).as_divided()
@@ -343,6 +345,13 @@ class OriginTracer:
         return False
 
 
+def _scaled_by_scaler(call: cst.Call) -> bool:
+    """`scaler.scale(loss)`: the loss times the scaler's factor, which `scaler.step` divides out again (the shape
+    `roles.classify_backward` reads as a scaler's backward when `.backward()` is called on it directly)."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale" \
+        and dotted_name(call.func.value) is not None and len(call.args) == 1 and positional(call, 0) is not None
+
+
 def _divisor(definition: Definition) -> Optional[cst.BaseExpression]:
     value = definition.value
     if definition.kind == "augmented" and definition.operator in ("/=", "//="):
@@ -435,6 +444,8 @@ class DivisionFinder:
                 return [Division(node, receiver, positional(node, 0), at, self.lines(at))] + self.find(receiver, at, depth)
             if method in _RESHAPING_METHODS or method in ("mean", "sum"):
                 return self.find(receiver, at, depth)
+            if _scaled_by_scaler(node):
+                return self.find(positional(node, 0), at, depth)
             return []
         name = dotted_name(node)
         if name is None:

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
+from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, last_component, positional
 from torchlint.training.sites import Assignment, Guard, StepSite
 from torchlint.walk import children, preorder
@@ -50,6 +51,10 @@ class LoopCounter:
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
     endless: bool = False  # `enumerate(itertools.cycle(loader))`: there is no last micro-batch
     resumed: bool = False  # `start` is the fresh run's: a resume restores the count (`step = ckpt["step"]`)
+    # An attribute counter of a method that is a loop's body (`self.n_iter`), set back to its start by a method
+    # the calling loop's function calls right after that loop (`learner.end_epoch()`) with no step between:
+    # its windows start again in each epoch, as an `enumerate` counter's do.
+    restarted_after: Optional[cst.CSTNode] = None  # that call's statement
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,10 @@ class AccumulationCheck:
     flag: Optional[str] = None  # `is_accumulating`
     since: Optional[str] = None  # `last_opt_step` of `ni - last_opt_step >= N`: the counter at the last step
     stamp: Optional[str] = None  # `ni` of `ni - last_opt_step >= N`
+    # The call of a method of the file the condition is read through (`batch_idx.is_interval(N)`, returning
+    # `(self.idx + 1) % interval == 0`): `expression` is that call; what counts the micro-batches is the
+    # object's state, whose value on the first one is not read (`counter` is None).
+    through: Optional[cst.Call] = None
 
     @property
     def condition(self) -> cst.BaseExpression:
@@ -103,26 +112,35 @@ Cycler = Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]
 
 
 def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
-              resolve: Optional[Resolver] = None, cycle: Optional[Cycler] = None) -> Iterable[AccumulationCheck]:
+              resolve: Optional[Resolver] = None, cycle: Optional[Cycler] = None,
+              expand: Optional[Callable[[cst.Call], Optional[cst.BaseExpression]]] = None
+              ) -> Iterable[AccumulationCheck]:
     """Window conditions in `test`; `holds` is False when the step runs where `test` is false. `resolve`
     reads a flag (`if not is_accumulating:`) as the condition assigned to it (once, not through flags).
     `cycle` reads a value that cycles modulo N, so `x == N - 1`, `x + 1 == N` and `x == 0` are windows too
-    (with no counter of the loop's own: the count lives where `x` was computed)."""
+    (with no counter of the loop's own: the count lives where `x` was computed); `expand` a call of a method
+    of the file as the condition it returns, in the caller's terms."""
     if isinstance(test, cst.BooleanOperation):
-        yield from checks_in(test.left, guard, holds, resolve, cycle)
-        yield from checks_in(test.right, guard, holds, resolve, cycle)
+        yield from checks_in(test.left, guard, holds, resolve, cycle, expand)
+        yield from checks_in(test.right, guard, holds, resolve, cycle, expand)
         return
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         if _is_modulo(test.expression) and holds:
             yield _modulo_check(test, test.expression, "zero", guard)
         else:
-            yield from checks_in(test.expression, guard, not holds, resolve, cycle)
+            yield from checks_in(test.expression, guard, not holds, resolve, cycle, expand)
         return
     if isinstance(test, cst.Name) and resolve is not None:
         held = resolve(test.value)
         if held is not None:
-            for check in checks_in(held[0], guard, holds, cycle=cycle):
+            for check in checks_in(held[0], guard, holds, cycle=cycle, expand=expand):
                 yield dataclasses.replace(check, held_at=held[1], held=held[0], flag=test.value)
+        return
+    if isinstance(test, cst.Call) and expand is not None:
+        returned = expand(test)
+        if returned is not None:
+            for check in checks_in(returned, guard, holds):
+                yield dataclasses.replace(check, expression=test, counter=None, through=test)
         return
     if _is_modulo(test) and not holds:  # `if i % N: continue` steps when `i % N == 0`
         yield _modulo_check(test, test, "zero", guard, negated=True)
@@ -885,3 +903,54 @@ def _threshold(test: cst.BaseExpression, counter: str) -> bool:
     if dotted_name(right) == counter and isinstance(operator, (cst.LessThanEqual, cst.LessThan)):
         return counter not in {p.value for p in preorder(test.left) if isinstance(p, cst.Name)}
     return False
+
+
+def returned_condition(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
+    """What a predicate returns, as one expression: `if interval <= 0: return False` / `if last: return True` /
+    `return (self.idx + 1) % interval == 0` is `not interval <= 0 and (last or (self.idx + 1) % interval == 0)`.
+    Only a body of `if`s that return and a final `return` (a docstring aside); None otherwise."""
+    return _returned(list(block_of(function)))
+
+
+def _returned(statements: List[cst.CSTNode]) -> Optional[cst.BaseExpression]:
+    while statements and isinstance(statements[0], cst.SimpleStatementLine) and len(statements[0].body) == 1 \
+            and isinstance(statements[0].body[0], cst.Expr) and isinstance(statements[0].body[0].value,
+                                                                           (cst.SimpleString, cst.ConcatenatedString)):
+        statements = statements[1:]
+    if not statements:
+        return None
+    first, rest = statements[0], statements[1:]
+    if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Return):
+        return first.body[0].value
+    if not isinstance(first, cst.If):
+        return None
+    body = _returned(list(block_of(first)))
+    orelse = first.orelse
+    other = _returned(rest) if orelse is None else (
+        _returned([orelse]) if isinstance(orelse, cst.If) else _returned(list(block_of(orelse))))
+    if body is None or other is None:
+        return None
+    if dotted_name(body) == "True":
+        return cst.BooleanOperation(first.test, cst.Or(), other)
+    if dotted_name(body) == "False":
+        return cst.BooleanOperation(cst.UnaryOperation(cst.Not(), first.test), cst.And(), other)
+    return cst.BooleanOperation(cst.BooleanOperation(first.test, cst.And(), body), cst.Or(), other)
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, values: Dict[str, cst.BaseExpression]) -> None:
+        self.values = values
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.values.get(original.value, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(attr=original.attr)  # `self.idx`: only the value is a name to replace
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+
+def substituted(expression: cst.BaseExpression, values: Dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """`expression` with names replaced: `(self.idx + 1) % interval == 0` -> `(batch_idx.idx + 1) % N == 0`."""
+    return expression.visit(_Substitute(values))
