@@ -79,6 +79,17 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def target_names(target: cst.BaseExpression) -> List[str]:
+    """The names an assignment or `for` target binds, dotted ones too: `p` for `for p in ...`; `name` and
+    `p` for `for name, p in model.named_parameters():`; `self.h` and `rest` for `self.h, *rest = ...`."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    name = dotted_name(target)
+    return [name] if name is not None else []
+
+
 def slot_of(value: Optional[cst.BaseExpression], position: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
     """The part of a value an unpacking target takes: `b` for position (1,) of `a, b, c` (`(1, 0)` for `x` of
     `a, (x, y)`); the value itself for no position; None when the value is not a tuple or list that long, or

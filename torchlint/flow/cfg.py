@@ -50,7 +50,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 import libcst as cst
 
 from torchlint.flow import scopes
-from torchlint.names import dotted_name
+from torchlint.names import dotted_name, target_names
 from torchlint.walk import children
 
 Owner = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
@@ -263,7 +263,7 @@ class _Builder:
             operator = small.operator.__class__.__name__
             self._targets(node, small.target, small.value, "augmented", _AUGMENTED.get(operator, "?="), small)
         elif isinstance(small, cst.Del):
-            for name in _target_names(small.target):
+            for name in target_names(small.target):
                 self.define(node, name, "del", syntax=small)
         elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
             for alias in small.names:
@@ -439,14 +439,6 @@ def block_of(owner: cst.CSTNode) -> Sequence[cst.CSTNode]:
 def _parameters(owner: Owner) -> List[str]:
     return scopes.parameter_names(owner.params) if isinstance(owner, cst.FunctionDef) else []
 
-
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    name = dotted_name(target)
-    return [name] if name is not None else []
 
 
 def _walrus(expression: cst.CSTNode) -> List[Tuple[str, cst.BaseExpression]]:

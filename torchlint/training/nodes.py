@@ -28,7 +28,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from torchlint.flow import Definition, scopes
-from torchlint.names import ModuleNames, dotted_name, prefixes, slot_of
+from torchlint.names import ModuleNames, dotted_name, prefixes, slot_of, target_names
 from torchlint.training import graph
 from torchlint.walk import preorder
 
@@ -226,17 +226,9 @@ def bound_names(code: cst.CSTNode) -> FrozenSet[str]:
         targets = [t.target for t in part.targets] if isinstance(part, cst.Assign) else \
             [part.target] if isinstance(part, (cst.AugAssign, cst.AnnAssign)) else []
         for target in targets:
-            found.update(name for name in _target_names(target))
+            found.update(name for name in target_names(target))
     return frozenset(found)
 
-
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    name = dotted_name(target)
-    return [name] if name is not None else []
 
 
 def _instance_called(value: cst.BaseExpression, names: ModuleNames) -> bool:

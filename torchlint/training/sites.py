@@ -19,7 +19,7 @@ import libcst as cst
 from torchlint.flow import ControlFlowGraph, Definition, Iteration, LoopRegion
 from torchlint.flow import scopes
 from torchlint.flow.cfg import DEF, STATEMENT, Node, block_of
-from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional, short_callee
+from torchlint.names import ModuleNames, dotted_name, is_true, keyword, positional, short_callee, target_names
 from torchlint.training import roles
 from torchlint.walk import calls_in
 
@@ -277,7 +277,7 @@ class SiteCollector:
         """(`model`, the loop) for `p` in `for p in model.parameters():`; (`opt`, the outer loop) for
         `for g in opt.param_groups: for p in g["params"]:`; ("", None) when no loop walks `p`."""
         for loop in reversed(node.loops[self.base_depth:]):
-            if not isinstance(loop, cst.For) or name not in _target_names(loop.target):
+            if not isinstance(loop, cst.For) or name not in target_names(loop.target):
                 continue
             iterable = _walked_by(loop.target, loop.iter, name, self.names)
             if iterable is None:
@@ -464,7 +464,7 @@ def _walked_by(target: cst.BaseExpression, iterable: cst.BaseExpression, name: s
         callee = dotted_name(iterable.func)
         if callee not in ("zip", "enumerate") or (callee in names.functions or callee in names.bindings):
             return iterable
-        if not isinstance(target, (cst.Tuple, cst.List)) or name not in _target_names(target):
+        if not isinstance(target, (cst.Tuple, cst.List)) or name not in target_names(target):
             return None  # `for pair in zip(a, b):`: a pair, read elsewhere
         slots = [element.value for element in target.elements]
         arguments = [arg.value for arg in iterable.args]
@@ -476,19 +476,12 @@ def _walked_by(target: cst.BaseExpression, iterable: cst.BaseExpression, name: s
             slots, arguments = slots[1:], arguments
         elif len(slots) != len(arguments):
             return None
-        holding = [(slot, argument) for slot, argument in zip(slots, arguments) if name in _target_names(slot)]
+        holding = [(slot, argument) for slot, argument in zip(slots, arguments) if name in target_names(slot)]
         if len(holding) != 1:
             return None
         target, iterable = holding[0]
     return None
 
-
-def _target_names(target: cst.BaseExpression) -> List[str]:
-    """`p` for `for p in ...`; `name` and `p` for `for name, p in model.named_parameters():`."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    name = dotted_name(target)
-    return [name] if name is not None else []
 
 
 def _target_node(small: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
