@@ -29,7 +29,7 @@ from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
 )
 from torchlint.training import frameworks, graph, nodes, roles, windows
-from torchlint.training.calls import Functions, Scope, Via, default_of, parameter_names
+from torchlint.training.calls import Functions, Scope, Via, argument_for, default_of, parameter_names
 from torchlint.training.nodes import GraphNodes, Region
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
@@ -1541,18 +1541,12 @@ def _grad_off(contexts: Sequence[cst.BaseExpression], names: ModuleNames) -> boo
 
 
 def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
-    """What `call` passes for `function`'s `parameter`: by keyword, or by position when the call unpacks
-    nothing (`*args`, `**kwargs`). None when the default is left to hold, or the code does not say."""
-    for argument in call.args:
-        if argument.keyword is not None and argument.keyword.value == parameter:
-            return argument.value
-    if any(argument.star for argument in call.args):
+    """What `call` passes for a plain function's `parameter` (`calls.argument_for`); by position only when the
+    call unpacks nothing (`*args`, `**kwargs` may fill that slot). None when the default is left to hold."""
+    value = argument_for(call, function, parameter, bound=False)
+    if value is not None and keyword(call, parameter) is None and any(arg.star for arg in call.args):
         return None
-    positional_names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    passed = [argument.value for argument in call.args if argument.keyword is None]
-    if parameter in positional_names and positional_names.index(parameter) < len(passed):
-        return passed[positional_names.index(parameter)]
-    return None
+    return value
 
 
 def _assignment_targets(part: cst.CSTNode) -> List[cst.BaseExpression]:

@@ -208,11 +208,7 @@ def handed_values(code: cst.CSTNode) -> FrozenSet[str]:
 def outer_reads(function: cst.FunctionDef) -> FrozenSet[str]:
     """The names a function reads that it does not bind: the attributes of `self` (`self.fake`) and the
     module's names, not its parameters and locals (`z` of the function is not the loop's `z`)."""
-    params = function.params
-    parameters = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            parameters.add(star.name.value)
+    parameters = set(scopes.parameter_names(function.params))
     local = {name.split(".")[0] for name in bound_names(function.body) if "." not in name} | parameters
     local -= {"self", "cls"}
     return frozenset(name for name in scopes.free_names(function.body, lambdas=True)

@@ -29,6 +29,7 @@ import libcst as cst
 
 from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, last_component, positional
+from torchlint.training.calls import parameter_names
 from torchlint.training.sites import Assignment, Guard, StepSite
 from torchlint.walk import children, preorder
 
@@ -766,8 +767,7 @@ def cycled_entry(generator: cst.FunctionDef, position: Optional[int], width: int
     counter, divisor = entries[0].left, entries[0].right
     if not isinstance(counter, cst.Name) or not isinstance(divisor, cst.Name):
         return None
-    parameters = [p.name.value for p in (*generator.params.posonly_params, *generator.params.params,
-                                         *generator.params.kwonly_params)]
+    parameters = parameter_names(generator)
     if divisor.value not in parameters or _bound(body, divisor.value):
         return None
     if not _counts_each_iteration(loop, counter.value, statement):
@@ -783,8 +783,7 @@ def returned_remainder(function: cst.FunctionDef) -> Optional[str]:
     if len(returns) != 1 or any(isinstance(part, cst.Yield) for part in body) or not _is_modulo(returns[0].value):
         return None
     divisor = returns[0].value.right
-    parameters = [p.name.value for p in (*function.params.posonly_params, *function.params.params,
-                                         *function.params.kwonly_params)]
+    parameters = parameter_names(function)
     if not isinstance(divisor, cst.Name) or divisor.value not in parameters or _bound(body, divisor.value):
         return None
     return divisor.value
