@@ -487,10 +487,6 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
 SINCE = -1  # `_trailing_windows`' `first` for a window counted since the last step
 
 
-def _flushed_after(loop: TrainingLoop, optimizer: str) -> bool:
-    """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop."""
-
-
 def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression) -> bool:
     """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop: not one that runs only when the
     epoch is no longer than one window (`if len(loader) <= accum:`), which leaves a longer epoch's last
@@ -498,13 +494,20 @@ def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression
     for statement in loop.statements_after():
         if isinstance(statement, cst.If) and statement.orelse is None and _shorter_than_window(statement.test, count):
             continue
-        for call in calls_in(statement):
-            func = call.func
-            if not isinstance(func, cst.Attribute) or func.attr.value != "step":
-                continue
-            first = positional(call, 0)
-            if dotted_name(func.value) == optimizer or (first is not None and dotted_name(first) == optimizer):
-                return True
+        if _steps(statement, optimizer):
+            return True
+    return False
+
+
+def _steps(statement: cst.CSTNode, optimizer: str) -> bool:
+    """`statement` calls `optimizer.step()` or `scaler.step(optimizer)`."""
+    for call in calls_in(statement):
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "step":
+            continue
+        first = positional(call, 0)
+        if dotted_name(func.value) == optimizer or (first is not None and dotted_name(first) == optimizer):
+            return True
     return False
 
 
@@ -512,9 +515,7 @@ def _short_epoch_flush(loop: TrainingLoop, optimizer: str, count: cst.BaseExpres
     """The test of an `if len(loader) <= accum:` after the loop that steps `optimizer`: a flush of short epochs only."""
     for statement in loop.statements_after():
         if isinstance(statement, cst.If) and statement.orelse is None and _shorter_than_window(statement.test, count) \
-                and any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "step"
-                        and optimizer in (dotted_name(call.func.value), dotted_name(positional(call, 0) or call.func))
-                        for call in calls_in(statement)):
+                and _steps(statement, optimizer):
             return statement.test
     return None
 
