@@ -233,3 +233,47 @@ async def test_no_watcher_is_registered_with_a_client_that_cannot_take_one(
     assert codes(await open_file(lsp_client, files["engine"], ENGINE)) == ACCUMULATING
     await asyncio.sleep(0)
     assert lsp_client.registrations == []
+
+
+# The scaler before it runs any backward: engine.py has no backward of its own, so nothing of it trains.
+MISC_NO_BACKWARD = MISC.replace("        self._scaler.scale(loss).backward()\n", "        self._scaler.scale(loss)\n")
+
+
+@pytest.mark.asyncio
+async def test_a_helper_gaining_its_first_backward_relints_a_loop_that_rested_on_nothing(
+        vscode: LanguageClient, tmp_path: Path):
+    """engine.py's last lint rested on no other file (util/misc.py ran no backward, so nothing trained): once the
+    editor's unsaved util/misc.py runs one, engine.py is linted again and its accumulation is found; when the
+    backward is taken out again, the findings go."""
+    lsp_client = vscode
+    files = write_project(tmp_path)
+    files["misc"].write_text(MISC_NO_BACKWARD)
+    assert codes(await open_file(lsp_client, files["engine"], ENGINE)) == []
+    await open_file(lsp_client, files["misc"], MISC_NO_BACKWARD)
+
+    after = mark(lsp_client)
+    lsp_client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=files["misc"].as_uri(), version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=MISC)]))
+    assert codes(await next_publish(lsp_client, after, files["engine"].as_uri())) == ACCUMULATING
+    assert any("misc.py changed what runs a backward" in m and files["engine"].as_uri() in m
+               for m in relinted(lsp_client))
+
+    after = mark(lsp_client)
+    lsp_client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=files["misc"].as_uri(), version=3),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=MISC_NO_BACKWARD)]))
+    assert codes(await next_publish(lsp_client, after, files["engine"].as_uri())) == []
+
+
+@pytest.mark.asyncio
+async def test_a_helper_gaining_its_first_backward_on_disk_relints_the_loop(vscode: LanguageClient, tmp_path: Path):
+    lsp_client = vscode
+    files = write_project(tmp_path)
+    files["misc"].write_text(MISC_NO_BACKWARD)
+    assert codes(await open_file(lsp_client, files["engine"], ENGINE)) == []
+    files["misc"].write_text(MISC)
+    after = mark(lsp_client)
+    lsp_client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=files["misc"].as_uri(), type=types.FileChangeType.Changed)]))
+    assert codes(await next_publish(lsp_client, after, files["engine"].as_uri())) == ACCUMULATING

@@ -401,14 +401,14 @@ class TorchlintLanguageServer(LanguageServer):
         if opened and _disk_text(path) == text:
             self._worker.submit(self._set_open_text, str(path), text)
             return
-        self._worker.submit(self._set_open_text, str(path), text)
+        self._update_index(path, uri, self._set_open_text, str(path), text)
         self.relint_dependents(path, delay, uri)
 
     def text_closed(self, uri: str) -> None:
         """An open document was closed: the disk's text counts again for the files that depend on it."""
         path = _document_path(uri)
         if path is not None:
-            self._worker.submit(self._set_open_text, str(path), None)
+            self._update_index(path, uri, self._set_open_text, str(path), None)
             self.relint_dependents(path, 0, uri)
 
     def files_changed(self, changes: Sequence[types.FileEvent]) -> None:
@@ -420,8 +420,40 @@ class TorchlintLanguageServer(LanguageServer):
             if path is None or _real(path) in open_paths:
                 continue
             listed = change.type in (types.FileChangeType.Created, types.FileChangeType.Deleted)
-            self._worker.submit(self._file_changed, str(path), listed)
+            self._update_index(path, change.uri, self._file_changed, str(path), listed)
             self.relint_dependents(path, 0, change.uri)
+
+    def _update_index(self, path: Path, uri: str, update, *args) -> None:
+        """Run `update` (which tells the project index of a change to the file `path`) on the worker. When the
+        file gained or lost a function or method that runs a backward, any open document may now call into
+        training, or no longer, though its last lint rested on no such file: all are linted again."""
+        future = self._worker.submit(update, *args)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the server's loop (a direct call): nothing to schedule
+            return
+
+        def done(result: asyncio.Future) -> None:
+            if not result.cancelled() and result.exception() is None and result.result():
+                self.relint_open(path, uri)
+
+        asyncio.wrap_future(future, loop=loop).add_done_callback(done)
+
+    def relint_open(self, path: Path, changed_uri: str) -> List[str]:
+        """Lint again every open Python document but `changed_uri`: the file `path` now runs a backward in a
+        function or method where it ran none, or the other way round (`torchlint.project.index.file_changed`).
+        Returns their URIs."""
+        self._world += 1
+        others = [uri for uri in sorted(self._open) if uri != changed_uri]
+        for uri in others:
+            self._stale[uri] = self._world
+            self._snapshots.pop(uri, None)
+            self.schedule_lint(uri, 0)
+        if others:
+            message = (f"torchlint: {path.name} changed what runs a backward; linting again: " + ", ".join(others))
+            logger.info("%s", message)
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=message))
+        return others
 
     def relint_dependents(self, path: Path, delay: float, changed_uri: str) -> List[str]:
         """Lint again, after `delay`, every open document whose last lint rested on the file `path` (another
@@ -443,22 +475,21 @@ class TorchlintLanguageServer(LanguageServer):
     def _depends_on(self, uri: str) -> Tuple[str, ...]:
         return self._dependencies.get(uri, ())
 
-    def _set_open_text(self, path: str, text: Optional[str]) -> None:
-        """Runs on the worker thread."""
+    def _set_open_text(self, path: str, text: Optional[str]) -> bool:
+        """Runs on the worker thread; True when the file's carriers changed (`file_changed`)."""
         from torchlint.project.index import file_changed, set_open_text
 
         if text is None:
             self._overlaid.discard(path)
         else:
             self._overlaid.add(path)
-        if set_open_text(path, text):
-            file_changed(path)
+        return set_open_text(path, text) and file_changed(path)
 
-    def _file_changed(self, path: str, listed: bool) -> None:
+    def _file_changed(self, path: str, listed: bool) -> bool:
         """Runs on the worker thread."""
         from torchlint.project.index import file_changed
 
-        file_changed(path, listed)
+        return file_changed(path, listed)
 
     def open_notebook(self, uri: str) -> None:
         self._notebooks[uri] = set()

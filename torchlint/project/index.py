@@ -566,17 +566,19 @@ class ProjectIndex:
         root = project_root(path)
         return _index(root, int(time.monotonic() // _LISTING_SECONDS), _relistings.get(root, 0))
 
-    def refresh(self, path: str) -> None:
+    def refresh(self, path: str) -> bool:
         """Bring what the index knows up to date after the file `path` changed (`file_changed`): its carriers,
         and what was derived from them only when they changed; the files that spell a carrier class, the names
-        it calls and the hand-offs, for that file. No other file is read again."""
+        it calls and the hand-offs, for that file. No other file is read again. True when the file's carriers
+        changed (it gained or lost a function or method that runs a backward): any file of the project may now
+        call into training, or no longer."""
         path = os.path.abspath(path)
+        changed = False
         if self._carriers is not None:
-            stamp = _stamp(path)
-            fresh = _carriers(path, *stamp) if stamp is not None and stamp[0] <= _MAX_BYTES else (
-                frozenset(), frozenset())
+            fresh = _carriers_now(path)
             held = self._carriers.get(path, (frozenset(), frozenset()))
-            if fresh != held:
+            changed = fresh != held
+            if changed:
                 if fresh[0] or fresh[1]:
                     self._carriers[path] = fresh
                 else:
@@ -591,6 +593,11 @@ class ProjectIndex:
             self._spelling = kept + ([entry] if entry is not None else [])
         self._calls.pop(path, None)
         self._handoffs.clear()
+        return changed
+
+    def carriers_held(self, path: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
+        """The carriers of the file `path` as this index last read them (none if it read none)."""
+        return (self._carriers or {}).get(os.path.abspath(path), (frozenset(), frozenset()))
 
     def _listed(self) -> FrozenSet[str]:
         if self._file_set is None:
@@ -825,21 +832,32 @@ def changes() -> int:
     return _changes
 
 
-def file_changed(path: str, listed: bool = False) -> None:
+def file_changed(path: str, listed: bool = False) -> bool:
     """The file `path` changed (on disk, or its open text, `set_open_text`): the indexes made so far forget what
-    they knew of it. `listed`: it was created or deleted, so the listing of its project is made again."""
+    they knew of it. `listed`: it was created or deleted, so the listing of its project is made again. True
+    when what the file carries changed for an index that had read it (`ProjectIndex.refresh`): then any file of
+    its project may call into training now, or no longer, not only those whose findings rested on it."""
     global _changes
     _changes += 1
     keys = _open_keys(path)
+    changed = False
     for root, index in list(_latest.items()):
         if not any(key.startswith(root.rstrip(os.sep) + os.sep) for key in keys):
             continue
         if listed:
             _relistings[root] = _relistings.get(root, 0) + 1
             del _latest[root]
+            changed = changed or any(index.carriers_held(key) != _carriers_now(key) for key in keys)
         else:
             for key in keys:
-                index.refresh(key)
+                changed = index.refresh(key) or changed
+    return changed
+
+
+def _carriers_now(path: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
+    """The file's carriers as it reads now (none when it is gone or too big)."""
+    stamp = _stamp(path)
+    return _carriers(path, *stamp) if stamp is not None and stamp[0] <= _MAX_BYTES else (frozenset(), frozenset())
 
 
 def _index(root: str, epoch: int, relisting: int = 0) -> ProjectIndex:
