@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from test_corpus import expected_findings
+from test_lsp_project import ENGINE, MAIN, MISC
 from torchlint.engine import lint_source
 from torchlint.project.imports import module_file
 from torchlint.rules import ALL_RULES
@@ -404,3 +405,28 @@ def test_a_created_file_is_listed_once_the_index_hears_of_it(tmp_path):
     file_changed(str(extra), listed=True)
     fresh = ProjectIndex.of(str(engine))
     assert fresh is not index and str(extra) in fresh.files
+
+
+def test_the_cache_notices_a_file_the_findings_did_not_rest_on_yet(torchlint, tmp_path):
+    """engine.py is cached with no findings while nothing of the project runs a backward through it; a caller
+    that hands it the scaler (a new main.py), then the scaler gaining its backward, each change the findings,
+    though the cached entry rested on neither file. A run from a cold cache agrees each time."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "util").mkdir()
+    (tmp_path / "util" / "__init__.py").write_text("")
+    (tmp_path / "engine.py").write_text(ENGINE)
+    misc = tmp_path / "util" / "misc.py"
+    misc.write_text(MISC.replace("        self._scaler.scale(loss).backward()\n", "        self._scaler.scale(loss)\n"))
+    cache = tmp_path / "cache"
+
+    def codes(*more):
+        found = torchlint("engine.py", "--output-format", "json", *more, cwd=tmp_path)
+        return sorted(d["code"] for d in json.loads(found.stdout))
+
+    assert codes("--cache-dir", str(cache)) == []
+    (tmp_path / "main.py").write_text(MAIN)  # hands engine.py a scaler whose call runs no backward yet
+    assert codes("--cache-dir", str(cache)) == codes("--no-cache") == []
+    misc.write_text(MISC)  # now it does
+    assert codes("--cache-dir", str(cache)) == codes("--no-cache") == ["TL003", "TL010"]
+    (tmp_path / "main.py").unlink()  # and no file hands engine.py a scaler any more
+    assert codes("--cache-dir", str(cache)) == codes("--no-cache") == []

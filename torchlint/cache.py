@@ -62,6 +62,7 @@ class Cache:
         self._entries: Optional[Dict[str, list]] = None
         self._dirty = False
         self._now = int(time.time())
+        self._projects: Dict[str, int] = {}  # project root -> its stamp, read once per run
 
     @staticmethod
     def key(text: str, kind: str, codes: Sequence[str]) -> str:
@@ -90,7 +91,7 @@ class Cache:
         if not isinstance(entry, list) or len(entry) not in (2, 3):
             return None
         used, found = entry[:2]
-        if len(entry) == 3 and not _unchanged(entry[2]):
+        if len(entry) == 3 and not _unchanged(entry[2], self._project):
             return None  # another file of the project the findings rest on has changed since
         try:
             diagnostics = [Diagnostic.from_json(item, path) for item in found]
@@ -104,12 +105,22 @@ class Cache:
     def put(self, key: str, diagnostics: Sequence[Diagnostic],
             dependencies: Sequence[Tuple[str, int, int]] = ()) -> None:
         """`dependencies`: the other files of the project the findings rest on, (path, size, modification
-        time) when they were read: the entry holds while each is unchanged."""
+        time) when they were read, and the projects whose index they consulted (`project_stamp`): the entry
+        holds while each is unchanged."""
         entry = [self._now, [d.to_json() for d in diagnostics]]
         if dependencies:
-            entry.append([list(stamp) for stamp in dependencies])
+            entry.append([[path, size, self._project(path) if size == -1 else mtime_ns]
+                          for path, size, mtime_ns in dependencies])
         self._load()[key] = entry
         self._dirty = True
+
+    def _project(self, root: str) -> int:
+        """The stamp of the project at `root` (`torchlint.project.index.project_stamp`), made once per run."""
+        if root not in self._projects:
+            from torchlint.project.index import project_stamp
+
+            self._projects[root] = project_stamp(root.rstrip(os.sep) or os.sep)[2]
+        return self._projects[root]
 
     def save(self) -> None:
         """Write the entries back atomically (dropping stale ones); errors are ignored."""
@@ -151,13 +162,19 @@ def _remove(path: Path) -> None:
         pass
 
 
-def _unchanged(dependencies) -> bool:
-    """Every file an entry rests on still has the size and modification time it had."""
+def _unchanged(dependencies, project_stamp) -> bool:
+    """Every file an entry rests on still has the size and modification time it had; a project it rests on
+    (size -1) still has the stamp it had (`project_stamp(root)`)."""
     try:
         for path, size, mtime_ns in dependencies:
+            if size == -1:
+                if project_stamp(path) != mtime_ns:
+                    return False
+                continue
             found = os.stat(path)
             if found.st_size != size or found.st_mtime_ns != mtime_ns:
                 return False
     except (OSError, TypeError, ValueError):
         return False
     return True
+

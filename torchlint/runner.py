@@ -105,6 +105,7 @@ def lint_files(
     results: List[Optional[LintResult]] = [None] * len(tasks)
     pending: List[_Job] = []
     programs: Dict[int, tuple] = {}
+    projects: Dict[int, Tuple[Tuple[str, int, int], ...]] = {}  # job -> the project its cache entry rests on
     relaying = relay is not None or (len(tasks) >= RELAY_MIN_FILES and _relay_workers(jobs) >= 2)
     if relay is None and relaying:
         relay = start_relay(jobs, cache)
@@ -133,6 +134,7 @@ def lint_files(
                                          source, program)
                 advance()
                 continue
+        depends = _project_dependency(shown, program.text)
         if relay is None and prefiltering() and not may_train(program.text, shown):
             # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
             # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
@@ -141,12 +143,13 @@ def lint_files(
             if not isinstance(screened, Screened):
                 diagnostics, problems = screened
                 if cache is not None and key is not None and not problems:
-                    cache.put(key, diagnostics)
+                    cache.put(key, diagnostics, depends)
                 results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
                 advance()
                 continue
         programs[index] = (source, program)
         pending.append((index, shown, program.text, task.codes, key))
+        projects[index] = depends
         if relaying and relay is None and len(program.text) <= HUGE_FILE_CHARS:
             relay = _Relay(_relay_workers(jobs))  # its first worker imports LibCST while files are read
 
@@ -154,12 +157,24 @@ def lint_files(
         index, shown, _, _, key = job
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
-            cache.put(key, diagnostics, dependencies)
+            cache.put(key, diagnostics, tuple(dependencies) + projects.pop(index))
         unchecked = not checks_syntax(program.text, tasks[index].walked, shown)
         diagnostics = program.to_file(_without_syntax_error(diagnostics, unchecked))
         results[index] = _result(shown, diagnostics, problems, source, program)
         advance()
     return [result for result in results if result is not None]
+
+
+def _project_dependency(path: str, text: str) -> Tuple[Tuple[str, int, int], ...]:
+    """What a cache entry of the file `path` rests on besides its text: for a module of a project whose text
+    has a loop, the project (`torchlint.project.index.project_stamp`), stamped when the entry is stored. Its
+    loops may call into any file of the project (which of them run a backward), and its findings may rest on
+    the callers of its functions anywhere in it: a file created, deleted or changed there changes them."""
+    if not path.endswith(".py") or ("for" not in text and "while" not in text):
+        return ()
+    from torchlint.project.index import project_root
+
+    return ((project_root(path).rstrip(os.sep) + os.sep, -1, 0),)
 
 
 def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None) -> Optional[_Outcome]:

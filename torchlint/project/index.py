@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import itertools
 import os
 import re
@@ -891,6 +892,22 @@ def _listing(root: str, epoch: int, relisting: int) -> ProjectIndex:
             complete = False
             break
     return ProjectIndex(root, tuple(files), complete)
+
+
+# --- what a cache entry rests on ----------------------------------------------------------------
+
+
+def project_stamp(root: str) -> Tuple[str, int, int]:
+    """A stamp of every Python file of the project at `root`, in the form of a file's (path, size, modification
+    time): (the root and a separator, -1, a digest of each file's path, size and modification time). A file
+    created, deleted or changed anywhere in the project changes it. What the facts read of a project (the
+    callers of a function, which files run a backward) may rest on any of its files."""
+    digest = hashlib.blake2b(digest_size=7)
+    listing = _listing(root, int(time.monotonic() // _LISTING_SECONDS), _relistings.get(root, 0))
+    for path in listing.files:
+        stamp = _stamp(path)
+        digest.update(f"{path}\0{stamp}\0".encode("utf-8", "surrogatepass"))
+    return root.rstrip(os.sep) + os.sep, -1, int.from_bytes(digest.digest(), "big")
 
 
 # --- the prefilter's question --------------------------------------------------------------------
