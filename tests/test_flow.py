@@ -251,6 +251,17 @@ def test_body_definitions_returning_to_the_loop_through_an_outer_loop(reset_insi
     assert entering == ["0"]
 
 
+@pytest.mark.parametrize("after, read", [
+    ("total.backward()", True),          # the value the body leaves is read after the loop
+    ("total = 0\nprint(total)", False),  # set afresh first: the body's value is not what is read
+    ("print(other)", False),
+])
+def test_a_value_the_body_leaves_read_after_the_loop(after, read):
+    graph, flow, _, _ = _analyse("total = 0\nfor x in loader:\n    total = total + model(x)\n" + after + "\n")
+    loop = graph.owner.body.body[1]
+    assert flow.read_after(graph.region(loop), "total") is read
+
+
 def test_branches_dominate_what_they_guard():
     _, _, iteration, (step, reset, log) = _analyse("""
         for i, x in enumerate(loader):

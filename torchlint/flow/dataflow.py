@@ -166,6 +166,15 @@ class FunctionFlow:
                     found[definition.index] = definition
         return [found[index] for index in sorted(found)]
 
+    def read_after(self, region: LoopRegion, name: str) -> bool:
+        """A value the loop's body gives `name` is read outside the body: after the loop, or around it."""
+        for node in self.graph.nodes:
+            if node.index in region.body or not any(reads(part, name) for part in _read_parts(node)):
+                continue
+            if any(definition.node in region.body for definition in self.reaching(node.index, name)):
+                return True
+        return False
+
     def iteration(self, region: LoopRegion) -> "Iteration":
         iteration = self._iterations.get(region.head)
         if iteration is None:

@@ -47,7 +47,9 @@ Not flagged: `loss.item()` (also `loss.item() * x.size(0)`), `float(loss)`,
 `loss.detach()` (and `.detach().cpu()`), counts of correct predictions
 (`(logits.argmax(1) == y).sum()`), totals inside `torch.no_grad()` or
 `torch.inference_mode()`, the loss accumulator that is itself
-backpropagated (see TL001), and a total reset whenever the optimizer steps
+backpropagated (see TL001), in the loop or after it (`mean = total / n`,
+then `mean.backward()`, `torch.autograd.grad(mean, params)` or
+`scaler.scale(mean).backward()`: the graph the total holds is the loss), and a total reset whenever the optimizer steps
 (`window_loss = 0` in the step's block): it holds at most one window of
 graphs, not the history of the epoch. Nor a total set afresh for each batch
 of an enclosing loop before a loop that repeats updates on that batch
@@ -95,6 +97,9 @@ class LossHistoryAccumulation(Rule):
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
             for total, added, update in _history_accumulations(loop, context.names):
+                uses = _total_uses(context, loop, total)
+                if uses == DIFFERENTIATED:
+                    continue  # the total is a loss built over the loop and backpropagated after it (TL001's)
                 added_code = context.code(added)
                 message = (
                     f"`{total}` adds up `{added_code}`, which is still attached to the graph: `{total}` becomes "
@@ -102,7 +107,6 @@ class LossHistoryAccumulation(Rule):
                     f"Accumulate `{added_code}.item()` instead."
                 )
                 fix = None
-                uses = _total_uses(context, loop, total)
                 if uses != TENSOR:
                     item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
                         else f"({added_code}).item()"
@@ -346,6 +350,11 @@ def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:
 
 # What a later use of the total does with it, once the fix has made it a Python float.
 NUMBER, TENSOR, UNKNOWN = "number", "tensor", "unknown"  # works on a float / needs a tensor / not shown
+# ... and a use that differentiates it (`total.backward()`, `autograd.grad(total / n, params)`): the total is
+# a loss made over the loop, whose graph is kept on purpose.
+DIFFERENTIATED = "differentiated"
+# torch functions that differentiate their first argument.
+_DIFFERENTIATING = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 # Builtins that take a float as well as a tensor and give something that is not the total any more.
 _TAKE_NUMBERS = frozenset({"print", "float", "int", "str", "repr", "format", "bool", "isinstance"})
 # Builtins whose result is the total again, or made from it: the use goes on with the result.
@@ -402,6 +411,8 @@ def _uses_in(scope: List[cst.CSTNode], name: str, names: ModuleNames) -> str:
                 if target not in derived:
                     derived.add(target)
                     pending.append(target)
+    if DIFFERENTIATED in answers:
+        return DIFFERENTIATED
     if TENSOR in answers:
         return TENSOR
     return UNKNOWN if UNKNOWN in answers else NUMBER
@@ -472,6 +483,8 @@ def _use(chain: List[cst.CSTNode], names: ModuleNames) -> Tuple[str, List[str]]:
         if isinstance(parent, cst.Call):
             if parent.func is node:
                 return TENSOR, []  # `total(...)`
+            if not container and _differentiates(parent, node, names):
+                return DIFFERENTIATED, []
             answer = _passed(parent, names, container)
             if answer != "keeps":
                 return answer, []
@@ -486,10 +499,26 @@ def _use(chain: List[cst.CSTNode], names: ModuleNames) -> Tuple[str, List[str]]:
         if isinstance(parent, cst.NamedExpr) and parent.value is node:
             bound = dotted_name(parent.target)
             return (NUMBER, [bound]) if bound is not None and not container else (UNKNOWN, [])
+        if isinstance(parent, cst.Attribute) and parent.value is node and not container \
+                and parent.attr.value == "backward" and index > 0 and isinstance(chain[index - 1], cst.Call) \
+                and chain[index - 1].func is parent:
+            return DIFFERENTIATED, []  # `total.backward()`, `(total / n).backward()`
         if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node and not container:
             return TENSOR, []  # `total.item()`, `(total / n).detach()`, `total[0]`: a float has none of these
         return UNKNOWN, []  # returned, yielded, iterated, used as an index...
     return UNKNOWN, []
+
+
+def _differentiates(call: cst.Call, argument: cst.CSTNode, names: ModuleNames) -> bool:
+    """`call` differentiates what it is given as `argument` (the `Arg` holding the total's value): the first
+    argument of `torch.autograd.grad` / `torch.autograd.backward`, or the one argument of a `backward` method
+    of another object (`accelerator.backward(total)`); `scaler.scale(total)` hands it on, and the use goes on."""
+    if not isinstance(argument, cst.Arg) or not call.args or call.args[0] is not argument:
+        return False
+    if names.qualify(call.func) in _DIFFERENTIATING:
+        return argument.keyword is None or argument.keyword.value in ("outputs", "tensors")
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward" and len(call.args) == 1 \
+        and argument.keyword is None
 
 
 def _passed(call: cst.Call, names: ModuleNames, container: bool) -> str:
@@ -506,6 +535,8 @@ def _passed(call: cst.Call, names: ModuleNames, container: bool) -> str:
         return NUMBER
     if not qualified and callee in _KEEP_NUMBERS:
         return "keeps"
+    if isinstance(func, cst.Attribute) and func.attr.value == "scale" and len(call.args) == 1 and not container:
+        return "keeps"  # `scaler.scale(total)`: the total times a number, still a tensor of the graph
     if qualified.startswith(_NUMBER_PACKAGES) or qualified in _FROM_NUMBERS:
         return NUMBER
     if qualified.startswith("torch."):

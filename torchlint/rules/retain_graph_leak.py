@@ -56,7 +56,11 @@ before the loop when the code does not show whether it carries a graph: a
 parameter (`target` in `def fit(net, target, x)`, the targets a style
 transfer computes once and passes in), an attribute set elsewhere
 (`self.target`). If it does, the next iteration backpropagates through it
-again, and `retain_graph=True` is what keeps that working.
+again, and `retain_graph=True` is what keeps that working. Nor when a value
+made from the graph outlives the iteration: added into a total that the next
+iteration or the code after the loop reads (`total = total + part`, then
+`(total / n).backward()` after the loop), or stored in an attribute or an
+element (`self.last = part`): a later backward may go through it.
 
 ## Fix safety
 
@@ -107,6 +111,8 @@ class RetainGraphLeak(Rule):
                     continue
                 if _later_backward(loop, backward) or not _graph_built_in_iteration(loop, backward):
                     continue
+                if _kept_past_iteration(loop, backward):
+                    continue  # a backward after this iteration (or after the loop) may go through it
                 if _graph_from_before(loop, backward) is not None:
                     continue  # the next iteration backpropagates through that graph again
                 carried = _carried_source(loop, backward)
@@ -301,6 +307,30 @@ def _later_backward(loop: TrainingLoop, backward: BackwardSite) -> bool:
         if loop.precedes(backward, other) and _may_go_through(loop, backward, other):
             return True
     return False
+
+
+def _kept_past_iteration(loop: TrainingLoop, backward: BackwardSite) -> bool:
+    """A value computed from the backward's graph outlives the iteration: added into a total that the next
+    iteration reads or the loop leaves (`total = total + part`, backpropagated after the loop), or stored in an
+    attribute or an element (`self.last = part`, `kept[i] = part`), sharing a node the code shows. A backward
+    after this iteration may then go through the graph, and retaining it may be what makes that possible."""
+    if backward.loss is None:
+        return True
+    own = loop.graph_nodes(backward.loss, backward)
+    feeding = loop.feeding_names(backward.loss, backward)  # a total the loss is made from: `_carried_source`
+    for assignment in loop.assignments:
+        if assignment.value is None or assignment.node is backward.node or assignment.target in feeding:
+            continue
+        kept = "." in assignment.target or "[" in assignment.target or loop.carried(assignment.target) is not None \
+            or _left_by_loop(loop, assignment.target)
+        if kept and own.nodes & loop.graph_nodes(assignment.value, assignment).nodes:
+            return True
+    return bool(own.opaque)
+
+
+def _left_by_loop(loop: TrainingLoop, name: str) -> bool:
+    """The value the iteration leaves in `name` is read after the loop."""
+    return loop.flow.read_after(loop.iteration.region, name)
 
 
 def _may_go_through(loop: TrainingLoop, backward: BackwardSite, other: BackwardSite) -> bool:
