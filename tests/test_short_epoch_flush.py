@@ -61,6 +61,7 @@ def _lines(source: str) -> List[int]:
     ("n = len(loader) if sized else budget", "(n <= accum and (i + 1) == n)"),
     ("pass", "(budget <= accum and i + 1 == budget)"),
     ("pass", "(len(loader) <= accum and i + 1 == len(loader))"),
+    ("n = len(loader)", "(n <= accum and i == n - 1)"),
 ])
 def test_a_last_batch_test_that_holds_only_in_the_first_window_leaves_the_partial_window(before: str,
                                                                                         last: str) -> None:

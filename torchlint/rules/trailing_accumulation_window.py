@@ -549,7 +549,7 @@ def _bounded_by(test: cst.BaseExpression, count: cst.BaseExpression) -> Optional
 
 
 def _first_window_only(test: cst.BooleanOperation, count: cst.BaseExpression, counter: Optional[str]) -> bool:
-    """`n <= accum and i + 1 == n` (either order, `<`, `accum >= n`, `n == 1 + i`): together the two tests say
+    """`n <= accum and i + 1 == n` (either order, `<`, `accum >= n`, `n == 1 + i`, `i == n - 1`): together they say
     `i + 1 <= accum`, which holds only on the first window's micro-batches, whatever `n` is (`len(loader)`, a
     `steps_in_epoch` that is the loader's length or a step budget)."""
     if counter is None:
@@ -561,9 +561,16 @@ def _first_window_only(test: cst.BooleanOperation, count: cst.BaseExpression, co
             continue
         sides = (pins.left, pins.comparisons[0].comparator)
         for value, other in (sides, sides[::-1]):
-            if _same_value(value, bounded) and _next_count(other, counter):
+            if (_same_value(value, bounded) and _next_count(other, counter)) or \
+                    (dotted_name(other) == counter and _one_less(value, bounded)):
                 return True
     return False
+
+
+def _one_less(expression: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """`value - 1`: `i == n - 1` pins `i + 1 == n`."""
+    return isinstance(expression, cst.BinaryOperation) and isinstance(expression.operator, cst.Subtract) \
+        and int_value(expression.right) == 1 and _same_value(expression.left, value)
 
 
 def _same_value(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
