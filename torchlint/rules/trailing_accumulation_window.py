@@ -53,7 +53,11 @@ and only the last epoch's are lost.
 
 A flush or a last-batch test that only runs in an epoch no longer than one
 window (`if len(loader) <= N:` after the loop, `or (len(loader) <= N and i +
-1 == len(loader))`) leaves a longer epoch's partial window behind: flagged.
+1 == len(loader))`) leaves a longer epoch's partial window behind: flagged,
+also with the length held in a name (`n = len(loader)`; older Hugging Face
+`Trainer.train` loops' `steps_in_epoch <= N and (step + 1) ==
+steps_in_epoch`, which holds only while `step + 1 <= N`, whatever
+`steps_in_epoch` is).
 So is a window kept in an object's attributes by a method a loop of the file
 calls once per micro-batch (`self.n_iter += 1; if self.n_iter % self.accum
 == 0:` in `optimize()`), when the caller sets the count back after the loop
@@ -153,7 +157,7 @@ class TrailingAccumulationWindow(Rule):
                 elif first == 1:
                     # `if (i + 1) % n != 0: continue` (or its `else`) skips the step while its test holds.
                     blocks = "is still true" if check.negated else "cannot hold"
-                    if not check.negated and len(_end_tests(condition, check.count)) < len(_disjuncts(condition)):
+                    if not check.negated and len(_end_tests(loop, condition, check)) < len(_disjuncts(condition)):
                         blocks = "does not hold, in an epoch longer than one window,"
                     message = (
                         f"`{context.code(condition)}` {blocks} on the last micro-batch, and {after}: "
@@ -466,9 +470,9 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 if first not in (0, 1, 2):
                     continue
             tests = (check.guard.test,) if check.held is None else (check.guard.test, check.held)
-            if any(_mentions_end(part, counter) for test in tests for part in _end_tests(test, check.count)) or any(
+            if any(_mentions_end(part, counter) for test in tests for part in _end_tests(loop, test, check)) or any(
                 _mentions_end(part, counter)
-                for test in tests for kept in _end_tests(test, check.count)
+                for test in tests for kept in _end_tests(loop, test, check)
                 for other in _other_operands(kept, check.expression) for part in _expanded(loop, other, step)
             ):
                 continue
@@ -492,7 +496,8 @@ def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression
     epoch is no longer than one window (`if len(loader) <= accum:`), which leaves a longer epoch's last
     partial window where it is."""
     for statement in loop.statements_after():
-        if isinstance(statement, cst.If) and statement.orelse is None and _shorter_than_window(statement.test, count):
+        if isinstance(statement, cst.If) and statement.orelse is None \
+                and _shorter_than_window(loop, statement.test, count):
             continue
         if _steps(statement, optimizer):
             return True
@@ -514,24 +519,71 @@ def _steps(statement: cst.CSTNode, optimizer: str) -> bool:
 def _short_epoch_flush(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     """The test of an `if len(loader) <= accum:` after the loop that steps `optimizer`: a flush of short epochs only."""
     for statement in loop.statements_after():
-        if isinstance(statement, cst.If) and statement.orelse is None and _shorter_than_window(statement.test, count) \
-                and _steps(statement, optimizer):
+        if isinstance(statement, cst.If) and statement.orelse is None \
+                and _shorter_than_window(loop, statement.test, count) and _steps(statement, optimizer):
             return statement.test
     return None
 
 
-def _shorter_than_window(test: cst.BaseExpression, count: cst.BaseExpression) -> bool:
-    """`len(loader) <= accum` (`<`, or `accum >= len(loader)`): true only for an epoch of at most one window."""
+def _shorter_than_window(loop: TrainingLoop, test: cst.BaseExpression, count: cst.BaseExpression) -> bool:
+    """`len(loader) <= accum` (`<`, or `accum >= len(loader)`), also with the length held in a name before the
+    loop (`n = len(loader)`): true only for an epoch of at most one window."""
+    length = _bounded_by(test, count)
+    if isinstance(length, cst.Name):
+        length = loop.value_before_loop(length.value)
+    return isinstance(length, cst.Call) and dotted_name(length.func) == "len"
+
+
+def _bounded_by(test: cst.BaseExpression, count: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`x` of `x <= count` (`x < count`, `count >= x`, `count > x`)."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
-        return False
+        return None
     operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
     if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-        length, bound = test.left, right
+        bounded, bound = test.left, right
     elif isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-        length, bound = right, test.left
+        bounded, bound = right, test.left
     else:
+        return None
+    return bounded if bound.deep_equals(count) else None
+
+
+def _first_window_only(test: cst.BooleanOperation, count: cst.BaseExpression, counter: Optional[str]) -> bool:
+    """`n <= accum and i + 1 == n` (either order, `<`, `accum >= n`, `n == 1 + i`, `i == n - 1`): together they say
+    `i + 1 <= accum`, which holds only on the first window's micro-batches, whatever `n` is (`len(loader)`, a
+    `steps_in_epoch` that is the loader's length or a step budget)."""
+    if counter is None:
         return False
-    return isinstance(length, cst.Call) and dotted_name(length.func) == "len" and bound.deep_equals(count)
+    for bounds, pins in ((test.left, test.right), (test.right, test.left)):
+        bounded = _bounded_by(bounds, count)
+        if bounded is None or not isinstance(pins, cst.Comparison) or len(pins.comparisons) != 1 \
+                or not isinstance(pins.comparisons[0].operator, cst.Equal):
+            continue
+        sides = (pins.left, pins.comparisons[0].comparator)
+        for value, other in (sides, sides[::-1]):
+            if (_same_value(value, bounded) and _next_count(other, counter)) or \
+                    (dotted_name(other) == counter and _one_less(value, bounded)):
+                return True
+    return False
+
+
+def _one_less(expression: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """`value - 1`: `i == n - 1` pins `i + 1 == n`."""
+    return isinstance(expression, cst.BinaryOperation) and isinstance(expression.operator, cst.Subtract) \
+        and int_value(expression.right) == 1 and _same_value(expression.left, value)
+
+
+def _same_value(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same expression, parentheses aside."""
+    return a.with_changes(lpar=(), rpar=()).deep_equals(b.with_changes(lpar=(), rpar=()))
+
+
+def _next_count(expression: cst.BaseExpression, counter: str) -> bool:
+    """`counter + 1` (or `1 + counter`)."""
+    if not isinstance(expression, cst.BinaryOperation) or not isinstance(expression.operator, cst.Add):
+        return False
+    return (dotted_name(expression.left) == counter and int_value(expression.right) == 1) or \
+        (dotted_name(expression.right) == counter and int_value(expression.left) == 1)
 
 
 def _disjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
@@ -540,13 +592,15 @@ def _disjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
     return [test]
 
 
-def _end_tests(test: cst.BaseExpression, count: cst.BaseExpression) -> List[cst.BaseExpression]:
+def _end_tests(loop: TrainingLoop, test: cst.BaseExpression, check: AccumulationCheck) -> List[cst.BaseExpression]:
     """The parts of a step's condition that may let it through at the epoch's end: not a conjunction that
-    holds only in an epoch of at most one window (`len(loader) <= accum and i + 1 == len(loader)`)."""
+    holds only in an epoch of at most one window (`len(loader) <= accum and i + 1 == len(loader)`,
+    `steps_in_epoch <= accum and (i + 1) == steps_in_epoch`)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return _end_tests(test.left, count) + _end_tests(test.right, count)
+        return _end_tests(loop, test.left, check) + _end_tests(loop, test.right, check)
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and (
-            _shorter_than_window(test.left, count) or _shorter_than_window(test.right, count)):
+            _shorter_than_window(loop, test.left, check.count) or _shorter_than_window(loop, test.right, check.count)
+            or _first_window_only(test, check.count, check.counter)):
         return []
     return [test]
 
