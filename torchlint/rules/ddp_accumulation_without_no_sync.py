@@ -322,7 +322,7 @@ def _is_ddp_model(context: FileContext, model: str, wrap: DdpWrap) -> str:
     """`model` is a DDP model, and where and when it was wrapped when that is not in plain sight before the loop:
     "`model` is wrapped in `DistributedDataParallel` by `train_worker()` (line 1639) when `is_distributed` is
     set"."""
-    if wrap.line is None and wrap.condition is None:
+    if wrap.line is None and wrap.condition is None and wrap.factory is None:
         return f"`{model}` is a `DistributedDataParallel` model"
     where = ""
     if wrap.path is not None:
@@ -331,7 +331,8 @@ def _is_ddp_model(context: FileContext, model: str, wrap: DdpWrap) -> str:
     elif wrap.line is not None:
         where = f" (line {wrap.line})"
     elif wrap.node is not None:
-        where = f" (line {context.span(wrap.node)[0]})"
+        through = f", with `{wrap.factory}()`" if wrap.factory is not None else ""
+        where = f" (line {context.span(wrap.node)[0]}{through})"
     by = f" by `{wrap.scope}()`" if wrap.scope else ""
     when = ""
     if wrap.condition is not None:

@@ -7,6 +7,10 @@ that reach the call (copies, `model = model.to(device)`), and a parameter throug
 in the project (`ProjectFiles.wrapped_by_callers`). Yes, no, or unknown (None): a parameter some call passes
 something else for, or whose function is handed on as a value, is unknown.
 
+The wrap may be a call of a factory of the project, in this file or another (`model = smart_DDP(model)` with
+`def smart_DDP(model): return DDP(model, ...)` in `utils/torch_utils.py`): a function whose every `return` hands
+back a DDP wrap made in it.
+
 A wrap that waits for a condition (`if args.distributed:`) counts: the model is a DDP one whenever the user
 turns the option on, and the answer carries the condition so that a finding says "when ...". The module a
 DDP wraps (`model.module`) is not one; nor is a model wrapped by FSDP or any other wrapper.
@@ -43,6 +47,7 @@ class DdpWrap:
     scope: str = ""  # the function that wraps (`train_worker`), "" at module level or unknown
     path: Optional[str] = None  # another file of the project; None for the loop's file
     condition: Optional[str] = None  # the test the wrap waits for, as written; None: on every path
+    factory: Optional[str] = None  # the function of the project that wraps (`smart_DDP`); None: `DDP(...)` itself
 
 
 _PLAIN = "plain"  # a value that is no DDP model (a module built, a copy of one)
@@ -91,6 +96,10 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
         if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
             inner = dotted_name(func.value)  # `model = model.to(device)`: the same object
         if inner is None:
+            factory = _ddp_factory(loop, value)
+            if factory is not None:
+                return DdpWrap(scope=loop.function.name.value if loop.function else "",
+                               condition=_condition(loop, definition.node), node=value, factory=factory)
             return _PLAIN
     elif isinstance(value, cst.Name):
         inner = value.value
@@ -98,6 +107,30 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
         return None
     earlier = loop.flow.reaching(definition.node, inner)
     return _combined([_of_definition(loop, other, names, depth + 1) for other in earlier])
+
+
+def _ddp_factory(loop: "TrainingLoop", call: cst.Call) -> Optional[str]:
+    """The name of the function of the project that `call` runs when every value it returns is a DDP wrap made
+    in it (`return DDP(model, device_ids=[rank])`, or a name bound only to one); None otherwise (a factory that
+    hands back the model unwrapped on some path wraps only under a test of its own)."""
+    found = loop.called_function(call)
+    if found is None:
+        return None
+    function, functions = found
+    returns = functions.returns(function)
+    flow = functions.flow(function)
+    for value, node in returns:
+        if isinstance(value, cst.Name):
+            definitions = flow.reaching(node, value.value)
+            values = [definition.value for definition in definitions
+                      if definition.kind == "assign" and not definition.unpacked]
+            if not definitions or len(values) != len(definitions):
+                return None
+        else:
+            values = [value]
+        if not all(isinstance(each, cst.Call) and functions.names.callee(each) in DDP for each in values):
+            return None
+    return function.name.value if returns else None
 
 
 def _combined(answers: List[Answer]) -> Answer:
