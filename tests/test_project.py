@@ -344,6 +344,28 @@ def test_a_factory_that_hands_back_the_model_unwrapped_on_some_path_is_no_known_
     assert codes() == ["TL016", "TL010"]
 
 
+def test_a_caller_wrapping_through_a_factory_of_a_third_file_makes_the_loops_model_ddp(tmp_path):
+    """`main.py` wraps with `util.distributed.wrap_model`, which returns a DDP wrap: the loop in `engine.py` runs a
+    DDP model when `args.distributed` is set, and the finding rests on the factory's file too. A factory that
+    hands back the model itself leaves the loop's model unknown."""
+    from torchlint.engine import Screened, analyse, screen
+
+    project = tmp_path / "project"
+    shutil.copytree(CORPUS / "tl016_bug_caller_wraps_through_a_factory", project)
+    (project / ".git").mkdir()
+    engine, factory = project / "engine.py", project / "util" / "distributed.py"
+    screened = screen(engine.read_text(), str(engine))
+    assert isinstance(screened, Screened)
+    used = []
+    diagnostics = analyse(screened, str(engine), ALL_RULES, dependencies=used)[0]
+    assert [d.code for d in diagnostics] == ["TL016"]
+    assert "by `main()` (main.py:12) when `args.distributed` is set" in diagnostics[0].message
+    assert factory.resolve() in {Path(path).resolve() for path in used}
+    factory.write_text(factory.read_text().replace("    return torch.nn.parallel.DistributedDataParallel(",
+                                                   "    return model\n    torch.nn.parallel.DistributedDataParallel("))
+    assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+
+
 def test_the_summary_records_where_and_under_which_branches_a_name_is_bound():
     from torchlint.project.index import guard_text, summarize
 

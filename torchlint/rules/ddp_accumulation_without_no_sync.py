@@ -5,6 +5,8 @@
 Flags the forward call of a `DistributedDataParallel` model (`DDP(model)`,
 `torch.nn.parallel.DistributedDataParallel(...)`, resolved through the
 file's imports and through the names the wrapped model is copied to; a
+call of a factory of the project, in this file or another, every `return`
+of which hands back a DDP wrap (`model = smart_DDP(model)`); a
 model the loop's function receives as a parameter when every call of that
 function in the project, in this file or another, passes a model wrapped
 in DDP) in a gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`

@@ -111,26 +111,13 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
 
 def _ddp_factory(loop: "TrainingLoop", call: cst.Call) -> Optional[str]:
     """The name of the function of the project that `call` runs when every value it returns is a DDP wrap made
-    in it (`return DDP(model, device_ids=[rank])`, or a name bound only to one); None otherwise (a factory that
-    hands back the model unwrapped on some path wraps only under a test of its own)."""
+    in it; None otherwise (a factory that hands back the model unwrapped on some path wraps only under a test of
+    its own, which the loop cannot name)."""
     found = loop.called_function(call)
     if found is None:
         return None
     function, functions = found
-    returns = functions.returns(function)
-    flow = functions.flow(function)
-    for value, node in returns:
-        if isinstance(value, cst.Name):
-            definitions = flow.reaching(node, value.value)
-            values = [definition.value for definition in definitions
-                      if definition.kind == "assign" and not definition.unpacked]
-            if not definitions or len(values) != len(definitions):
-                return None
-        else:
-            values = [value]
-        if not all(isinstance(each, cst.Call) and functions.names.callee(each) in DDP for each in values):
-            return None
-    return function.name.value if returns else None
+    return function.name.value if functions.returns_calls_of(function, DDP) else None
 
 
 def _combined(answers: List[Answer]) -> Answer:
