@@ -60,10 +60,10 @@ def ddp_wrap(loop: "TrainingLoop", name: str, where: "Site", names: ModuleNames)
     if name.endswith(".forward"):
         name = name[: -len(".forward")]
     if "." in name:  # `self.model`: the file's bindings of the attribute
-        return DdpWrap() if _bound_ddp(name, names, 0) else None
+        return DdpWrap() if _bound_ddp(loop, name, names, 0) else None
     definitions = _definitions_at(loop, name, where)
     if not definitions and loop.function is not None:  # a global the function reads: the file's bindings of it
-        return DdpWrap() if _bound_ddp(name, names, 0) else None
+        return DdpWrap() if _bound_ddp(loop, name, names, 0) else None
     answer = _combined([_of_definition(loop, definition, names, 0) for definition in definitions])
     return answer if isinstance(answer, DdpWrap) else None
 
@@ -179,22 +179,23 @@ def _condition(loop: "TrainingLoop", node: int) -> Optional[str]:
     return " and ".join(tests) or None
 
 
-def _bound_ddp(name: str, names: ModuleNames, depth: int) -> bool:
-    """`name` holds a DDP model by the file's bindings of it: bound to `DDP(...)`, or a copy of a name that is
-    (`self.model = model`, `model = model.to(device)`); not the module a DDP wraps."""
+def _bound_ddp(loop: "TrainingLoop", name: str, names: ModuleNames, depth: int) -> bool:
+    """`name` holds a DDP model by the file's bindings of it: bound to `DDP(...)` or to a call of a DDP factory of
+    the project, or a copy of a name that is (`self.model = model`, `model = model.to(device)`); not the module a
+    DDP wraps."""
     if depth > 3:
         return False
     for value in names.values_of(name):
         if isinstance(value, cst.Call):
-            if names.callee(value) in DDP:
+            if names.callee(value) in DDP or _ddp_factory(loop, value) is not None:
                 return True
             func = value.func
             if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
                 inner = dotted_name(func.value)
-                if inner is not None and inner != name and _bound_ddp(inner, names, depth + 1):
+                if inner is not None and inner != name and _bound_ddp(loop, inner, names, depth + 1):
                     return True
         elif isinstance(value, (cst.Name, cst.Attribute)):
             inner = dotted_name(value)
-            if inner is not None and inner != name and _bound_ddp(inner, names, depth + 1):
+            if inner is not None and inner != name and _bound_ddp(loop, inner, names, depth + 1):
                 return True
     return False
