@@ -106,6 +106,27 @@ class ProjectFiles:
         path = module_file(self.importer, ".".join(parts[:-1]), level, self.lookup)
         return (os.path.abspath(str(path)), parts[-1]) if path is not None else None
 
+    def reexported(self, level: int, dotted: str) -> Optional[str]:
+        """The qualified name of an installed package's object that an imported name of the project stands for
+        when a file of the project only imports it again (`from ultralytics.utils.torch_utils import autocast as
+        smart_amp_autocast` in `utils/torch_utils.py`, which `train.py` imports): `ultralytics.utils.torch_utils.
+        autocast`. None for a name the project defines, or one it does not lead to."""
+        importer = self.importer
+        for _ in range(4):
+            parts = dotted.split(".")
+            if len(parts) < 2:
+                return None
+            path = module_file(importer, ".".join(parts[:-1]), level, self.lookup)
+            summary = file_summary(os.path.abspath(str(path))) if path is not None else None
+            if summary is None or parts[-1] not in summary.imports:
+                return None
+            self.used.add(os.path.abspath(str(path)))
+            level, dotted = summary.imports[parts[-1]]
+            importer = path
+            if level == 0 and module_file(importer, dotted.rpartition(".")[0], 0, self.lookup) is None:
+                return dotted  # it leads out of the project
+        return None
+
     def carrier(self, path: str, name: str, method: Optional[str] = None
                 ) -> Optional[Tuple[ProjectModule, cst.FunctionDef]]:
         """The top-level function `name` of the file `path`, or the method `method` of its class `name`, parsed,

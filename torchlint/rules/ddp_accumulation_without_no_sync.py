@@ -360,6 +360,10 @@ def _context_kind(item: cst.BaseExpression, loop: TrainingLoop, site: Site, name
         return "unknown"
     if last_component(producer) in _NEUTRAL_CONTEXTS:
         return "neutral"
+    imported = names.imported(producer) if names.project is not None else None
+    origin = names.project.reexported(*imported) if imported is not None else None
+    if origin is not None and last_component(origin) in _NEUTRAL_CONTEXTS:
+        return "neutral"  # `smart_amp_autocast`: a file of the project imports `autocast` again under that name
     values = [value for value in loop.values_at(producer, site) if value is not None] or names.values_of(producer)
     if not values:
         return "unknown"
