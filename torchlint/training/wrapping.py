@@ -89,7 +89,7 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
     value = definition.value
     inner = None
     if isinstance(value, cst.Call):
-        if names.callee(value) in DDP:
+        if _is_ddp(value, names):
             return DdpWrap(scope=loop.function.name.value if loop.function else "",
                            condition=_condition(loop, definition.node), node=value)
         func = value.func
@@ -107,6 +107,16 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
         return None
     earlier = loop.flow.reaching(definition.node, inner)
     return _combined([_of_definition(loop, other, names, depth + 1) for other in earlier])
+
+
+def _is_ddp(call: cst.Call, names: ModuleNames) -> bool:
+    """`call` builds a DDP wrap: `DDP(...)` by the file's imports, or by a file of the project that imports it
+    again (`from utils.dist import DistributedDataParallel`)."""
+    if names.callee(call) in DDP:
+        return True
+    dotted = dotted_name(call.func)
+    imported = names.imported(dotted) if dotted is not None and names.project is not None else None
+    return imported is not None and names.project.reexported(*imported) in DDP
 
 
 def _ddp_factory(loop: "TrainingLoop", call: cst.Call) -> Optional[str]:
@@ -187,7 +197,7 @@ def _bound_ddp(loop: "TrainingLoop", name: str, names: ModuleNames, depth: int) 
         return False
     for value in names.values_of(name):
         if isinstance(value, cst.Call):
-            if names.callee(value) in DDP or _ddp_factory(loop, value) is not None:
+            if _is_ddp(value, names) or _ddp_factory(loop, value) is not None:
                 return True
             func = value.func
             if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:

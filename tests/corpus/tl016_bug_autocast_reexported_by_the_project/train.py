@@ -1,11 +1,10 @@
-"""The forward runs under `mixed_precision(...)`, which `tools/amp.py` imports again from `torch.cuda.amp`: an
-autocast, which leaves DDP's synchronisation alone, so every micro-batch all-reduces. Under `quiet_reduce(model)`
-(a switch of another package, renamed) what happens is unknown: no finding."""
+"""DDP comes through `tools/amp.py`, which imports it again from torch, and the forward runs under
+`mixed_precision(...)`, which `tools/amp.py` imports again from `torch.cuda.amp`: an autocast, which leaves DDP's
+synchronisation alone, so every micro-batch all-reduces. Under `quiet_reduce(model)` (a switch of another
+package, renamed) what happens is unknown: no finding."""
 import torch
 
-from torch.nn.parallel import DistributedDataParallel
-
-from tools.amp import mixed_precision, quiet_reduce
+from tools.amp import DistributedDataParallel, mixed_precision, quiet_reduce
 
 
 def train(net, loader, optimizer, accum, rank):
