@@ -45,6 +45,8 @@ def test_a_range_from_a_restored_start_iteration_starts_at_the_fresh_runs_value(
 @pytest.mark.parametrize("before, counted", [
     ("pbar = enumerate(loader)\nif args.rank in {-1, 0}:\n    pbar = tqdm(pbar, total=len(loader))\n", "loader"),
     ("pbar = enumerate(loader)\npbar = tqdm(pbar)\n", "loader"),
+    ("pbar = enumerate(loader)\nif RANK in {-1, 0}:\n    pbar = TQDM(pbar, total=nb)\n", "loader"),  # Ultralytics'
+    ("pbar = enumerate(loader)\nif RANK in {-1, 0}:\n    pbar = Progress(pbar)\n", None),  # a class that may not
     # Two different iterables on two paths: no one counter.
     ("pbar = enumerate(loader)\nif args.rank in {-1, 0}:\n    pbar = tqdm(enumerate(other))\n", None),
 ])

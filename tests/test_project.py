@@ -305,6 +305,68 @@ def test_a_caller_that_stops_wrapping_or_hands_on_the_loop_silences_the_ddp_find
     assert "by `main()` (main.py:22) and" in message and "when `args.distributed`" not in message
 
 
+DDP_FACTORY = CORPUS / "tl016_bug_ddp_factory_in_another_file"
+
+
+def test_a_model_wrapped_by_a_factory_of_another_file_names_the_factory_and_rests_on_its_file():
+    from torchlint.engine import Screened, analyse, screen
+
+    train = DDP_FACTORY / "train.py"
+    screened = screen(train.read_text(), str(train))
+    assert isinstance(screened, Screened)
+    used = []
+    diagnostics = analyse(screened, str(train), ALL_RULES, dependencies=used)[0]
+    ddp = [d for d in diagnostics if d.code == "TL016"]
+    assert len(ddp) == 1
+    assert "by `train()` (line 18, with `smart_DDP()`) when `cuda and RANK != -1` holds" in ddp[0].message
+    assert (DDP_FACTORY / "utils" / "torch_utils.py").resolve() in {Path(path).resolve() for path in used}
+
+
+def test_a_factory_that_hands_back_the_model_unwrapped_on_some_path_is_no_known_ddp_wrap(tmp_path):
+    """`smart_DDP` wraps on every path: the loop's model is a DDP one. Once it returns the model as it is on one
+    path (or wraps in `DataParallel`), the code no longer says what the loop runs."""
+    project = tmp_path / "project"
+    shutil.copytree(DDP_FACTORY, project)
+    (project / ".git").mkdir()
+    train, factory = project / "train.py", project / "utils" / "torch_utils.py"
+    original = factory.read_text()
+
+    def codes():
+        return [d.code for d in lint_source(train.read_text(), str(train), ALL_RULES)[0]]
+
+    assert codes() == ["TL016", "TL010"]
+    factory.write_text(original.replace("    else:\n        return DDP(model, device_ids=[LOCAL_RANK], "
+                                        "output_device=LOCAL_RANK)", "    return model"))
+    assert codes() == ["TL010"]
+    factory.write_text(original.replace("return DDP(", "return torch.nn.DataParallel("))
+    assert codes() == ["TL010"]
+    factory.write_text(original.replace("        return DDP(model, device_ids=[LOCAL_RANK], output_device=LOCAL_RANK)\n",
+                                        "        wrapped = DDP(model, device_ids=[LOCAL_RANK])\n        return wrapped\n"))
+    assert codes() == ["TL016", "TL010"]
+
+
+def test_a_caller_wrapping_through_a_factory_of_a_third_file_makes_the_loops_model_ddp(tmp_path):
+    """`main.py` wraps with `util.distributed.wrap_model`, which returns a DDP wrap: the loop in `engine.py` runs a
+    DDP model when `args.distributed` is set, and the finding rests on the factory's file too. A factory that
+    hands back the model itself leaves the loop's model unknown."""
+    from torchlint.engine import Screened, analyse, screen
+
+    project = tmp_path / "project"
+    shutil.copytree(CORPUS / "tl016_bug_caller_wraps_through_a_factory", project)
+    (project / ".git").mkdir()
+    engine, factory = project / "engine.py", project / "util" / "distributed.py"
+    screened = screen(engine.read_text(), str(engine))
+    assert isinstance(screened, Screened)
+    used = []
+    diagnostics = analyse(screened, str(engine), ALL_RULES, dependencies=used)[0]
+    assert [d.code for d in diagnostics] == ["TL016"]
+    assert "by `main()` (main.py:12) when `args.distributed` is set" in diagnostics[0].message
+    assert factory.resolve() in {Path(path).resolve() for path in used}
+    factory.write_text(factory.read_text().replace("    return torch.nn.parallel.DistributedDataParallel(",
+                                                   "    return model\n    torch.nn.parallel.DistributedDataParallel("))
+    assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+
+
 def test_the_summary_records_where_and_under_which_branches_a_name_is_bound():
     from torchlint.project.index import guard_text, summarize
 

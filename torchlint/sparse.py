@@ -119,6 +119,15 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
     needed = (_needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders})
               | {id(statement) for statement in used})
+    # a factory that a kept binding calls (`self.model = build_ddp(model)` in `__init__`) and that returns a
+    # wrapped module: training.wrapping reads its returns
+    factories = [statement for statement in ast.walk(tree) if isinstance(statement, _FUNCTIONS)
+                 and statement.name in known and id(statement) not in whole and _returns_wrapped(statement)]
+    if factories:
+        whole.update(id(function) for function in factories)
+        for function in factories:
+            known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
+        needed |= _needed_bindings(tree, whole, known)
     blanker = _Blanker(lines, whole, _keeping(tree.body, whole, needed))
     kept_top = blanker.block(tree.body, top=True)
     if not blanker.blanked:
@@ -136,6 +145,13 @@ def _hands_out_remainder(function: ast.stmt) -> bool:
         return True
     return any(isinstance(node, ast.Yield) for node in nodes) and any(
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in nodes)
+
+
+def _returns_wrapped(function: ast.stmt) -> bool:
+    """A function that returns something and wraps a module (`return DDP(model, ...)`)."""
+    nodes = list(ast.walk(function))
+    return any(isinstance(node, ast.Return) and node.value is not None for node in nodes) and any(
+        isinstance(node, ast.Call) and _callee_last_part(node.func) in MODULE_WRAPPERS for node in nodes)
 
 
 def _builds_module(function: ast.stmt) -> bool:

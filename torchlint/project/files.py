@@ -15,7 +15,7 @@ import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -105,6 +105,27 @@ class ProjectFiles:
             return None
         path = module_file(self.importer, ".".join(parts[:-1]), level, self.lookup)
         return (os.path.abspath(str(path)), parts[-1]) if path is not None else None
+
+    def reexported(self, level: int, dotted: str) -> Optional[str]:
+        """The qualified name of an installed package's object that an imported name of the project stands for
+        when a file of the project only imports it again (`from ultralytics.utils.torch_utils import autocast as
+        smart_amp_autocast` in `utils/torch_utils.py`, which `train.py` imports): `ultralytics.utils.torch_utils.
+        autocast`. None for a name the project defines, or one it does not lead to."""
+        importer = self.importer
+        for _ in range(4):
+            parts = dotted.split(".")
+            if len(parts) < 2:
+                return None
+            path = module_file(importer, ".".join(parts[:-1]), level, self.lookup)
+            summary = file_summary(os.path.abspath(str(path))) if path is not None else None
+            if summary is None or parts[-1] not in summary.imports:
+                return None
+            self.used.add(os.path.abspath(str(path)))
+            level, dotted = summary.imports[parts[-1]]
+            importer = path
+            if level == 0 and module_file(importer, dotted.rpartition(".")[0], 0, self.lookup) is None:
+                return dotted  # it leads out of the project
+        return None
 
     def carrier(self, path: str, name: str, method: Optional[str] = None
                 ) -> Optional[Tuple[ProjectModule, cst.FunctionDef]]:
@@ -209,7 +230,8 @@ class ProjectFiles:
             return None
         for path, _ in callers:
             self.used.add(path)
-        if not any(_wraps_somewhere(file_summary(path), wrappers) for path in {path for path, _ in callers}):
+        if not any(_wraps_somewhere(file_summary(path), wrappers) or self._calls_a_factory(path, wrappers)
+                   for path in {path for path, _ in callers}):
             return None  # no caller's file wraps anything in them: the common case, answered without more reading
         if index.passed_as_value(importer, name):
             return None
@@ -227,7 +249,8 @@ class ProjectFiles:
                     continue  # runs with one micro-batch a window: nothing accumulates
             argument = _passed(call, parameter, positional)
             summary = file_summary(path)
-            wrap = _wrap_passed(path, summary, call, argument, wrappers) if argument and summary else None
+            is_wrap = functools.partial(self._wraps, path, summary, wrappers)
+            wrap = _wrap_passed(path, summary, call, argument, is_wrap) if argument and summary else None
             if wrap is None:
                 return None
             found.append(wrap)
@@ -235,6 +258,39 @@ class ProjectFiles:
             return None
         conditional = [wrap for wrap in found if wrap.condition is not None]
         return (conditional or found)[0]
+
+    def _wraps(self, path: str, summary: FileSummary, wrappers: FrozenSet[str], callee: Optional[str]) -> bool:
+        """A call of `callee` in the file `path` wraps in one of `wrappers`: it is one, or a factory of the
+        project every `return` of which hands back such a wrap (`smart_DDP` of `utils/torch_utils.py`)."""
+        if _qualified(summary, callee) in wrappers:
+            return True
+        target = self._factory_file(path, summary, callee, wrappers)
+        module = load(Path(target[0])) if target is not None else None
+        function = module.definition(target[1]) if module is not None else None
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        self.used.add(str(module.path))
+        return module.functions.returns_calls_of(function, wrappers)
+
+    def _factory_file(self, path: str, summary: FileSummary, callee: Optional[str], wrappers: FrozenSet[str]
+                      ) -> Optional[Tuple[str, str]]:
+        """(file, function) of the project that a call of `callee` in `path` runs, when that file wraps
+        something in one of `wrappers` (read from the index alone: it may be a factory of them)."""
+        resolved = self.index.resolve(path, summary, callee) if callee is not None else None
+        if resolved is None:
+            return None
+        target = file_summary(resolved[0])
+        if target is None or resolved[1] not in target.functions or not _wraps_somewhere(target, wrappers):
+            return None
+        return resolved
+
+    def _calls_a_factory(self, path: str, wrappers: FrozenSet[str]) -> bool:
+        """The file binds a name to a call of a function of the project that may wrap in one of `wrappers`."""
+        summary = file_summary(path)
+        if summary is None:
+            return False
+        callees = {site.value for sites in (summary.sites or {}).values() for site in sites if site.value}
+        return any(self._factory_file(path, summary, callee, wrappers) is not None for callee in callees)
 
     def definition(self, level: int, dotted: str) -> Optional[Tuple[ProjectModule, Definition]]:
         """The function or class an imported name leads to (`names.imported`), in a file of the project;
@@ -285,17 +341,18 @@ def _qualified(summary: FileSummary, dotted: Optional[str]) -> Optional[str]:
     return f"{origin}.{rest}" if rest else origin
 
 
-def _wrap_passed(path: str, summary: FileSummary, call: CallSummary, argument, wrappers: FrozenSet[str]
-                 ) -> Optional[Wrapping]:
-    """Where what `call` passes as `argument` was wrapped in one of `wrappers` (`wrapped_by_callers`)."""
+def _wrap_passed(path: str, summary: FileSummary, call: CallSummary, argument,
+                 is_wrap: Callable[[Optional[str]], bool]) -> Optional[Wrapping]:
+    """Where what `call` passes as `argument` was wrapped (`wrapped_by_callers`); `is_wrap` says whether a call
+    of a callee (as the file writes it) wraps."""
     if argument.built is not None:
-        if _qualified(summary, argument.built) not in wrappers:
+        if not is_wrap(argument.built):
             return None
         return Wrapping(path, call.line, call.scope, None)
     if argument.name is None:
         return None
     sites = summary.sites_of(call.scope, argument.name)
-    wraps = [site for site in sites if _qualified(summary, site.value) in wrappers]
+    wraps = [site for site in sites if is_wrap(site.value)]
     if not wraps or any(site.line >= call.line for site in wraps):
         return None
     first = min(site.line for site in wraps)

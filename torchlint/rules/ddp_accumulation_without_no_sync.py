@@ -5,6 +5,8 @@
 Flags the forward call of a `DistributedDataParallel` model (`DDP(model)`,
 `torch.nn.parallel.DistributedDataParallel(...)`, resolved through the
 file's imports and through the names the wrapped model is copied to; a
+call of a factory of the project, in this file or another, every `return`
+of which hands back a DDP wrap (`model = smart_DDP(model)`); a
 model the loop's function receives as a parameter when every call of that
 function in the project, in this file or another, passes a model wrapped
 in DDP) in a gradient-accumulation loop (the optimizer's step guarded by `(i + 1) % N == 0`
@@ -322,7 +324,7 @@ def _is_ddp_model(context: FileContext, model: str, wrap: DdpWrap) -> str:
     """`model` is a DDP model, and where and when it was wrapped when that is not in plain sight before the loop:
     "`model` is wrapped in `DistributedDataParallel` by `train_worker()` (line 1639) when `is_distributed` is
     set"."""
-    if wrap.line is None and wrap.condition is None:
+    if wrap.line is None and wrap.condition is None and wrap.factory is None:
         return f"`{model}` is a `DistributedDataParallel` model"
     where = ""
     if wrap.path is not None:
@@ -331,7 +333,8 @@ def _is_ddp_model(context: FileContext, model: str, wrap: DdpWrap) -> str:
     elif wrap.line is not None:
         where = f" (line {wrap.line})"
     elif wrap.node is not None:
-        where = f" (line {context.span(wrap.node)[0]})"
+        through = f", with `{wrap.factory}()`" if wrap.factory is not None else ""
+        where = f" (line {context.span(wrap.node)[0]}{through})"
     by = f" by `{wrap.scope}()`" if wrap.scope else ""
     when = ""
     if wrap.condition is not None:
@@ -357,6 +360,10 @@ def _context_kind(item: cst.BaseExpression, loop: TrainingLoop, site: Site, name
         return "unknown"
     if last_component(producer) in _NEUTRAL_CONTEXTS:
         return "neutral"
+    imported = names.imported(producer) if names.project is not None else None
+    origin = names.project.reexported(*imported) if imported is not None else None
+    if origin is not None and last_component(origin) in _NEUTRAL_CONTEXTS:
+        return "neutral"  # `smart_amp_autocast`: a file of the project imports `autocast` again under that name
     values = [value for value in loop.values_at(producer, site) if value is not None] or names.values_of(producer)
     if not values:
         return "unknown"

@@ -41,7 +41,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -481,6 +481,22 @@ class Functions:
         """Each value `function` returns, with the node of its `return` in the function's graph."""
         return [(node.syntax.value, node.index) for node in self.flow(function).graph.nodes
                 if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
+
+    def returns_calls_of(self, function: cst.FunctionDef, callees: FrozenSet[str]) -> bool:
+        """Every value `function` returns is a call of one of `callees` (qualified names) made in it: `return
+        DDP(model)`, or a name bound only to such a call (`wrapped = DDP(model)` ... `return wrapped`); a function
+        that returns nothing, or something else on some path, does not."""
+        returns = self.returns(function)
+        flow = self.flow(function)
+        for value, node in returns:
+            values: List[Optional[cst.BaseExpression]] = [value]
+            if isinstance(value, cst.Name):
+                definitions = flow.reaching(node, value.value)
+                values = [definition.value if definition.kind == "assign" and not definition.unpacked else None
+                          for definition in definitions] or [None]
+            if not all(isinstance(each, cst.Call) and self.names.callee(each) in callees for each in values):
+                return False
+        return bool(returns)
 
     def called_in_loop(self, function: cst.FunctionDef) -> Optional[bool]:
         """This file calls `function` from inside a loop (yes), only outside loops (no: `main()` under

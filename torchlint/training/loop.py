@@ -974,7 +974,7 @@ class TrainingLoop:
         if definition.kind != "assign" or definition.position is None or not isinstance(call, cst.Call) \
                 or not any(isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in call.args):
             return None
-        found = self._called_function(call)
+        found = self.called_function(call)
         if found is None:
             return None
         function, functions = found
@@ -993,7 +993,7 @@ class TrainingLoop:
             return None
         return roles.argument_for(call, function, parameters.pop())
 
-    def _called_function(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, Functions]]:
+    def called_function(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, Functions]]:
         """The function `call` runs, of this file or of another file of the project, with its file's functions."""
         if self.functions is not None:
             function = self.functions.callee(call, self.function) or self.functions.by_name(dotted_name(call.func) or "")
@@ -1113,7 +1113,7 @@ class TrainingLoop:
 
     def _reads_any(self, call: cst.Call, bound: FrozenSet[str]) -> bool:
         """`call` runs a function of the project whose body reads one of `bound` (`self.fake`, set in the loop)."""
-        found = self._called_function(call)
+        found = self.called_function(call)
         if found is None:
             return False
         function = found[0]

@@ -33,7 +33,8 @@ from torchlint.training.calls import parameter_names
 from torchlint.training.sites import Assignment, Guard, StepSite
 from torchlint.walk import children, preorder
 
-# Wrappers around an iterable that keep its elements and their order.
+# Wrappers around an iterable that keep its elements and their order. `tqdm` in any case: Ultralytics' `TQDM`
+# is a progress bar of the same kind.
 _PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
 _ENDLESS_ITERATORS = frozenset({"itertools.cycle", "itertools.repeat", "itertools.count"})
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -315,11 +316,15 @@ def is_increment(assignment: Assignment) -> bool:
     )
 
 
+def _passes_through(callee: str) -> bool:
+    return callee in _PASS_THROUGH_WRAPPERS or callee.lower() == "tqdm"
+
+
 def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
     """`tqdm(enumerate(loader), total=n)` -> `enumerate(loader)`."""
     while isinstance(node, cst.Call):
         callee = dotted_name(node.func)
-        if callee is None or last_component(callee) not in _PASS_THROUGH_WRAPPERS:
+        if callee is None or not _passes_through(last_component(callee)):
             return node
         inner = positional(node, 0)
         if inner is None:

@@ -7,6 +7,10 @@ that reach the call (copies, `model = model.to(device)`), and a parameter throug
 in the project (`ProjectFiles.wrapped_by_callers`). Yes, no, or unknown (None): a parameter some call passes
 something else for, or whose function is handed on as a value, is unknown.
 
+The wrap may be a call of a factory of the project, in this file or another (`model = smart_DDP(model)` with
+`def smart_DDP(model): return DDP(model, ...)` in `utils/torch_utils.py`): a function whose every `return` hands
+back a DDP wrap made in it.
+
 A wrap that waits for a condition (`if args.distributed:`) counts: the model is a DDP one whenever the user
 turns the option on, and the answer carries the condition so that a finding says "when ...". The module a
 DDP wraps (`model.module`) is not one; nor is a model wrapped by FSDP or any other wrapper.
@@ -43,6 +47,7 @@ class DdpWrap:
     scope: str = ""  # the function that wraps (`train_worker`), "" at module level or unknown
     path: Optional[str] = None  # another file of the project; None for the loop's file
     condition: Optional[str] = None  # the test the wrap waits for, as written; None: on every path
+    factory: Optional[str] = None  # the function of the project that wraps (`smart_DDP`); None: `DDP(...)` itself
 
 
 _PLAIN = "plain"  # a value that is no DDP model (a module built, a copy of one)
@@ -55,10 +60,10 @@ def ddp_wrap(loop: "TrainingLoop", name: str, where: "Site", names: ModuleNames)
     if name.endswith(".forward"):
         name = name[: -len(".forward")]
     if "." in name:  # `self.model`: the file's bindings of the attribute
-        return DdpWrap() if _bound_ddp(name, names, 0) else None
+        return DdpWrap() if _bound_ddp(loop, name, names, 0) else None
     definitions = _definitions_at(loop, name, where)
     if not definitions and loop.function is not None:  # a global the function reads: the file's bindings of it
-        return DdpWrap() if _bound_ddp(name, names, 0) else None
+        return DdpWrap() if _bound_ddp(loop, name, names, 0) else None
     answer = _combined([_of_definition(loop, definition, names, 0) for definition in definitions])
     return answer if isinstance(answer, DdpWrap) else None
 
@@ -84,13 +89,17 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
     value = definition.value
     inner = None
     if isinstance(value, cst.Call):
-        if names.callee(value) in DDP:
+        if _is_ddp(value, names):
             return DdpWrap(scope=loop.function.name.value if loop.function else "",
                            condition=_condition(loop, definition.node), node=value)
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
             inner = dotted_name(func.value)  # `model = model.to(device)`: the same object
         if inner is None:
+            factory = _ddp_factory(loop, value)
+            if factory is not None:
+                return DdpWrap(scope=loop.function.name.value if loop.function else "",
+                               condition=_condition(loop, definition.node), node=value, factory=factory)
             return _PLAIN
     elif isinstance(value, cst.Name):
         inner = value.value
@@ -98,6 +107,27 @@ def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNa
         return None
     earlier = loop.flow.reaching(definition.node, inner)
     return _combined([_of_definition(loop, other, names, depth + 1) for other in earlier])
+
+
+def _is_ddp(call: cst.Call, names: ModuleNames) -> bool:
+    """`call` builds a DDP wrap: `DDP(...)` by the file's imports, or by a file of the project that imports it
+    again (`from utils.dist import DistributedDataParallel`)."""
+    if names.callee(call) in DDP:
+        return True
+    dotted = dotted_name(call.func)
+    imported = names.imported(dotted) if dotted is not None and names.project is not None else None
+    return imported is not None and names.project.reexported(*imported) in DDP
+
+
+def _ddp_factory(loop: "TrainingLoop", call: cst.Call) -> Optional[str]:
+    """The name of the function of the project that `call` runs when every value it returns is a DDP wrap made
+    in it; None otherwise (a factory that hands back the model unwrapped on some path wraps only under a test of
+    its own, which the loop cannot name)."""
+    found = loop.called_function(call)
+    if found is None:
+        return None
+    function, functions = found
+    return function.name.value if functions.returns_calls_of(function, DDP) else None
 
 
 def _combined(answers: List[Answer]) -> Answer:
@@ -159,22 +189,23 @@ def _condition(loop: "TrainingLoop", node: int) -> Optional[str]:
     return " and ".join(tests) or None
 
 
-def _bound_ddp(name: str, names: ModuleNames, depth: int) -> bool:
-    """`name` holds a DDP model by the file's bindings of it: bound to `DDP(...)`, or a copy of a name that is
-    (`self.model = model`, `model = model.to(device)`); not the module a DDP wraps."""
+def _bound_ddp(loop: "TrainingLoop", name: str, names: ModuleNames, depth: int) -> bool:
+    """`name` holds a DDP model by the file's bindings of it: bound to `DDP(...)` or to a call of a DDP factory of
+    the project, or a copy of a name that is (`self.model = model`, `model = model.to(device)`); not the module a
+    DDP wraps."""
     if depth > 3:
         return False
     for value in names.values_of(name):
         if isinstance(value, cst.Call):
-            if names.callee(value) in DDP:
+            if _is_ddp(value, names) or _ddp_factory(loop, value) is not None:
                 return True
             func = value.func
             if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
                 inner = dotted_name(func.value)
-                if inner is not None and inner != name and _bound_ddp(inner, names, depth + 1):
+                if inner is not None and inner != name and _bound_ddp(loop, inner, names, depth + 1):
                     return True
         elif isinstance(value, (cst.Name, cst.Attribute)):
             inner = dotted_name(value)
-            if inner is not None and inner != name and _bound_ddp(inner, names, depth + 1):
+            if inner is not None and inner != name and _bound_ddp(loop, inner, names, depth + 1):
                 return True
     return False
