@@ -107,7 +107,8 @@ The hand-hunted sample, ``realworld_hunted.csv`` next to the audit (``--hunted F
 every bug found by reading a half's training loops by hand, without torchlint's output,
 whether torchlint reports it or not: ``repo,commit,path,line,code,class,reason``. The report
 gives, per half, how many of them torchlint reports (a finding of the bug's rule in its file,
-or cell, at most five lines away counts) — recall on a sample nobody chose by torchlint's
+or cell, at most five lines away counts, or in a Python file one in the same innermost loop or
+function: TL016 reports the forward that needs ``no_sync()``, a hunt may name the backward) — recall on a sample nobody chose by torchlint's
 output, unlike TP / (TP + missed), whose true positives are torchlint's own.
 
 The script uses the standard library only and never imports torch.
@@ -116,8 +117,10 @@ The script uses the standard library only and never imports torch.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import csv
+import functools
 import io
 import json
 import os
@@ -128,6 +131,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
@@ -334,11 +338,34 @@ def load_hunted(path: Path, audit: Audit) -> list:
     return rows
 
 
-def hunted_reported(row: Row, findings: list) -> bool:
-    """A finding of the hunted bug's rule in its file (and cell) within HUNT_SLACK lines reports it."""
-    return any(
-        f["code"] == row.code and f["path"] == row.path and abs(f["line"] - row.line) <= HUNT_SLACK for f in findings
-    )
+def hunted_reported(row: Row, findings: list, folder: Optional[Path] = None) -> bool:
+    """A finding of the hunted bug's rule in its file (and cell) reports it when it is within HUNT_SLACK lines,
+    or, in a Python file of the checkout `folder`, in the same innermost loop or function (TL016 reports the
+    forward that needs `no_sync()`, the hunt may name the backward ten lines below: one bug)."""
+    near = [f for f in findings if f["code"] == row.code and f["path"] == row.path]
+    if any(abs(f["line"] - row.line) <= HUNT_SLACK for f in near):
+        return True
+    if folder is None or not near or not row.path.endswith(".py"):
+        return False
+    block = innermost_block(str(folder / row.path), row.line)
+    return block is not None and any(innermost_block(str(folder / row.path), f["line"]) == block for f in near)
+
+
+@functools.lru_cache(maxsize=64)
+def _blocks(path: str) -> tuple:
+    """(first line, last line) of every loop and function of a Python file; () when it does not parse."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    kinds = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)
+    return tuple((node.lineno, node.end_lineno) for node in ast.walk(tree) if isinstance(node, kinds))
+
+
+def innermost_block(path: str, line: int) -> Optional[tuple]:
+    """The innermost loop or function of the file holding `line`, as (first line, last line); None outside all."""
+    holding = [block for block in _blocks(path) if block[0] <= line <= block[1]]
+    return max(holding, key=lambda block: (block[0], -block[1])) if holding else None
 
 
 # ---------------------------------------------------------------------------- running torchlint
@@ -539,7 +566,7 @@ def compare(args, audit: Audit, hunted: list = ()) -> int:
                     summary["fixed_false_positives"].append(item)
         for row in hunted_by_repo[repo.name]:
             counts["hunted"] += 1
-            if hunted_reported(row, findings):
+            if hunted_reported(row, findings, folder):
                 counts["hunted_found"] += 1
             else:
                 summary["hunted_missed"].append(

@@ -22,13 +22,13 @@ A = "a" * 40
 B = "b" * 40
 
 
-def run(tmp_path: Path, audit: str, findings: dict, *extra: str):
+def run(tmp_path: Path, audit: str, findings: dict, *extra: str, train_py: str = ""):
     """Run the script on checkouts whose stand-in torchlint prints `findings[folder]`."""
     (tmp_path / "audit.csv").write_text(HEADER + textwrap.dedent(audit), encoding="utf-8")
     checkouts = tmp_path / "checkouts"
     for folder, items in findings.items():
         (checkouts / folder).mkdir(parents=True)
-        (checkouts / folder / "train.py").write_text("", encoding="utf-8")
+        (checkouts / folder / "train.py").write_text(train_py, encoding="utf-8")
         (checkouts / folder / "findings.json").write_text(json.dumps(items), encoding="utf-8")
     fake = tmp_path / "fake_torchlint.py"
     fake.write_text("import sys; sys.stdout.write(open('findings.json').read())\n", encoding="utf-8")
@@ -144,3 +144,25 @@ def test_a_hunted_row_of_an_unknown_repo_is_a_clear_error(tmp_path):
     proc = run(tmp_path, f'o/r,{A},,,,repo,check,"r",\n', {"o__r": []})
     assert proc.returncode == 2
     assert "realworld_hunted.csv:2: repo o/gone has no manifest row" in proc.stderr
+
+
+def test_a_finding_in_the_same_loop_reports_a_hunted_bug_further_away(tmp_path):
+    """TL016 reports the forward that needs `no_sync()`; the hunt named the backward eight lines below, in the
+    same loop: one bug. A finding of that rule in another loop of the file does not report it."""
+    audit = f"""\
+        o/r,{A},,,,repo,check-4,"repo",
+        o/r,{A},train.py,3,TL016,TP,,"real",none
+    """
+    (tmp_path / "realworld_hunted.csv").write_text(
+        "repo,commit,path,line,code,class,reason\n"
+        f"o/r,{A},train.py,11,TL016,ddp,\"backward every micro-batch\"\n"
+        f"o/r,{A},train.py,24,TL016,ddp,\"the second loop's backward\"\n",
+        encoding="utf-8",
+    )
+    code = "for x in loader:\n    out = model(x)\n" + "    pass\n" * 8 + "    out.backward()\n" + "\n" * 10 \
+        + "for x in loader:\n    out = model(x)\n    out.backward()\n"
+    proc = run(tmp_path, audit, {"o__r": [finding(2, "TL016")]}, "--json", train_py=code)
+    summary = json.loads(proc.stdout)
+    assert summary["halves"]["check-4"]["hunted"] == 2
+    assert summary["halves"]["check-4"]["hunted_found"] == 1
+    assert [m["line"] for m in summary["hunted_missed"]] == [24]
