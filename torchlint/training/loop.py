@@ -1464,22 +1464,41 @@ class TrainingLoop:
         """The value `name` has when the loop starts on a fresh run: the one every path into the loop gives it,
         or, where a resume restores it on other paths (`global_step = checkpoint["step"]` under
         `if args.resume:`), the one constant the rest give it. A fresh run is the one a user runs first, and a
-        resumed run continues its count. Two different constants (`start = 1` on some path) leave it unknown."""
+        resumed run continues its count. Only the loop's first start counts: `global_step += 1` at the end of
+        an epoch loop around it continues the count into later epochs. An attribute the method does not set
+        before the loop (`self.global_step`) has the value its class gives it (`_attribute_start`). Two
+        different constants (`start = 1` on some path) leave it unknown."""
         value = self.value_before_loop(name)
         if value is not None and not isinstance(value, cst.IfExp):
             return value
-        definitions = self.flow.entering(self.iteration.region, name)
-        if not definitions or any(d.kind != "assign" or d.value is None for d in definitions):
-            return None
+        return self._fresh_start(name)[0]
+
+    def restored_before_loop(self, name: str) -> bool:
+        """A resume may give `name` the value it starts the loop with (`fresh_value` is a fresh run's)."""
+        return self._fresh_start(name)[1]
+
+    def _fresh_start(self, name: str) -> Tuple[Optional[cst.BaseExpression], bool]:
+        return self._remember(("fresh", name), lambda: self._first_start(name))
+
+    def _first_start(self, name: str) -> Tuple[Optional[cst.BaseExpression], bool]:
+        definitions, unassigned = self.flow.first_entering(self.iteration.region, name)
         values: List[cst.BaseExpression] = []
+        if unassigned:
+            start = _attribute_start(self, name)
+            if start is None:
+                return None, False
+            values.append(start)
+        if any(d.kind != "assign" or d.value is None for d in definitions):
+            return None, False
         for definition in definitions:
             values += [definition.value] if definition.unpacked else _alternatives(definition.value)
         constants = [value for value in values if int_value(value) is not None]
         if not constants or any(int_value(value) != int_value(constants[0]) for value in constants):
-            return None
-        if not all(_restored(value) for value in values if int_value(value) is None):
-            return None
-        return constants[0]
+            return None, False
+        restored = [value for value in values if int_value(value) is None]
+        if not all(_restored(value) for value in restored):
+            return None, False
+        return constants[0], bool(restored)
 
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
@@ -1802,7 +1821,7 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
         if any(c.name == assignment.target for c in counters):
             continue
         start = int_value(loop.fresh_value(assignment.target))
-        resumed = start is not None and int_value(loop.value_before_loop(assignment.target)) is None
+        resumed = start is not None and loop.restored_before_loop(assignment.target)
         counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
     return counters
 
@@ -2102,6 +2121,42 @@ def attribute_start(class_def: Optional[cst.ClassDef], name: str) -> Optional[in
     if len(constants) != 1 or None in constants:
         return None
     return constants.pop()
+
+
+def _attribute_start(loop: TrainingLoop, name: str) -> Optional[cst.BaseExpression]:
+    """The value an attribute (`self.global_step`) has when a method of its class that does not set it is
+    called: the constant the class's `__init__` gives it (`self.global_step = 0`), when nothing else in the
+    class writes it but the method holding the loop (whose writes the loop's flow sees). Another method that
+    writes it (`self.global_step = ckpt["step"]` in `load()`, `self.global_step += 1` in a helper the loop
+    calls), a write by name (`setattr(self, key, value)`, `self.__dict__[key] = value`), or a loop in
+    `__init__` itself leave it unknown."""
+    function, class_def = loop.function, loop.class_def
+    if function is None or class_def is None or function.name.value == "__init__" or name.count(".") != 1 \
+            or not name.startswith("self.") or not any(statement is function for statement in block_of(class_def)) \
+            or parameter_names(function)[:1] != ["self"]:
+        return None
+    found: List[cst.BaseExpression] = []
+    for method in block_of(class_def):
+        if not isinstance(method, cst.FunctionDef) or method is function:
+            continue
+        for part in preorder(method):
+            if isinstance(part, cst.Call) and dotted_name(part.func) == "setattr":
+                return None
+            if isinstance(part, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in part.targets] if isinstance(part, cst.Assign) else [part.target]
+                for target in targets:
+                    written = [dotted_name(inner) for inner in preorder(target)]
+                    if "self.__dict__" in written:
+                        return None
+                    if name not in written:
+                        continue
+                    if method.name.value != "__init__" or dotted_name(target) != name \
+                            or isinstance(part, cst.AugAssign) or int_value(part.value) is None:
+                        return None
+                    found.append(part.value)
+    if not found or any(int_value(value) != int_value(found[0]) for value in found):
+        return None
+    return found[0]
 
 
 _BRAINS = frozenset({"speechbrain.Brain", "speechbrain.core.Brain"})
