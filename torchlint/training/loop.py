@@ -1813,9 +1813,12 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
         counter = windows.header_counter(loop.node, names, loop.iterable_before_loop, loop.fresh_value)
         if counter is not None:
             counters.append(counter)
+    header = counters[0] if counters and counters[0].source in ("enumerate", "range", "count") else None
     for assignment in loop.assignments:
-        # A counter bumped after `if skip: continue` still counts the micro-batches trained on.
-        guarded = any(not guard.after_continue for guard in assignment.guards)
+        # A counter bumped after `if skip: continue` still counts the micro-batches trained on, and so does one
+        # bumped on every micro-batch but one (`if not is_last_batch: global_step += 1`).
+        guarded = any(not guard.after_continue and not _skips_one_iteration(loop, header, guard)
+                      for guard in assignment.guards)
         if assignment.depth != 0 or guarded or not windows.is_increment(assignment):
             continue
         if any(c.name == assignment.target for c in counters):
@@ -1824,6 +1827,38 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
         resumed = start is not None and loop.restored_before_loop(assignment.target)
         counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
     return counters
+
+
+def _skips_one_iteration(loop: TrainingLoop, header: Optional[LoopCounter], guard) -> bool:
+    """The branch `guard` opens is left out on one iteration of the loop at most: it runs where the header's
+    counter differs from a value the loop does not change (`if i != len(loader) - 1:`, `if not is_last_batch:`
+    with `is_last_batch = i == len(loader) - 1` assigned in the iteration, the `else` of `if i + 1 == n:`)."""
+    if header is None:
+        return False
+    test, holds = guard.test, not guard.negated
+    for _ in range(4):
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, holds = test.expression, not holds
+        if not isinstance(test, cst.Name):
+            break
+        flag = loop._flag(guard.read_at, test.value)
+        if flag is None:
+            return False
+        test = flag[0]
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    operator = test.comparisons[0].operator
+    if not isinstance(operator, cst.NotEqual if holds else cst.Equal):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    for counted, other in (sides, sides[::-1]):
+        if isinstance(counted, cst.BinaryOperation) and isinstance(counted.operator, (cst.Add, cst.Subtract)) \
+                and int_value(counted.right) is not None:
+            counted = counted.left
+        if dotted_name(counted) == header.name and not any(
+                loop.assigned_in_loop(read) for read in iter_names(other)):
+            return True
+    return False
 
 
 def _leaves_early(statements: Block, nested: bool = False) -> bool:
