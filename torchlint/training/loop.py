@@ -1468,9 +1468,6 @@ class TrainingLoop:
         an epoch loop around it continues the count into later epochs. An attribute the method does not set
         before the loop (`self.global_step`) has the value its class gives it (`_attribute_start`). Two
         different constants (`start = 1` on some path) leave it unknown."""
-        value = self.value_before_loop(name)
-        if value is not None and not isinstance(value, cst.IfExp):
-            return value
         return self._fresh_start(name)[0]
 
     def restored_before_loop(self, name: str) -> bool:
