@@ -297,6 +297,24 @@ def test_attribute_counter_first_start_is_unset_until_an_owner_is_rebound():
     assert flow.first_entering(graph.region(loop), "opt.n") == ([], False)
 
 
+@pytest.mark.parametrize("before, reached", [
+    ("if resume:\n    self.load(path)", True),  # a fresh run goes round it
+    ("self.load(path)", False),  # every run passes it
+    ("for p in paths:\n    self.load(p)", True),  # a loop that may not run at all
+])
+def test_a_loop_first_reached_avoiding_a_call(before, reached):
+    indented = textwrap.indent(before, "        ")
+    graph, flow, _, _ = _analyse(f"""
+{indented}
+        for x in loader:
+            step += 1
+    """)
+    loads = frozenset(node.index for node in graph.nodes if node.kind == "statement"
+                      and "load" in cst.Module([]).code_for_node(node.syntax))
+    loop = [s for s in graph.owner.body.body if isinstance(s, cst.For)][-1]
+    assert loads and flow.first_reached_avoiding(graph.region(loop), loads) is reached
+
+
 def test_branches_dominate_what_they_guard():
     _, _, iteration, (step, reset, log) = _analyse("""
         for i, x in enumerate(loader):

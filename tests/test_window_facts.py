@@ -486,17 +486,27 @@ _WORKSPACE = """
 """
 
 
+_LOAD = "        def load(self, state):\n            self.global_step = state['step']\n"
+
+
 @pytest.mark.parametrize("start, other, before, first, expected, resumed", [
     ("0", "", "pass", "pass", 0, False),  # from `__init__`
     ("1", "", "pass", "pass", 1, False),
     ("0", "", "self.global_step = 5", "pass", 5, False),  # the method's own assignment wins
     ("0", "", "if resume:\n                self.global_step = ckpt['step']", "pass", 0, True),  # a fresh run's
     ("start", "", "pass", "pass", None, False),  # from an argument
-    # another method writes it: where the count starts is not known
-    ("0", "        def load(self, state):\n            self.global_step = state['step']\n", "pass", "pass", None, False),
+    # another method writes it back from saved state: a resume, whose fresh run starts where `__init__` says
+    ("0", _LOAD, "pass", "pass", 0, True),
+    ("0", _LOAD, "if resume:\n                self.load(ckpt)", "pass", 0, True),
+    ("0", "        def load(self, state):\n            for k, v in state.items():\n                setattr(self, k, v)\n"
+          "        def resume(self, path):\n            self.load(torch.load(path))\n",
+     "if args.resume:\n                self.resume(args.resume)", "pass", 0, True),
+    # ... but not when every run restores it, or the loop does
+    ("0", _LOAD, "self.load(ckpt)", "pass", None, False),
+    ("0", _LOAD, "pass", "self.load(ckpt)", None, False),
+    # another method writes it otherwise: where the count starts is not known
     ("0", "        def tick(self):\n            self.global_step += 1\n", "pass", "self.tick()", None, False),
-    ("0", "        def load(self, state):\n            for k, v in state.items():\n                setattr(self, k, v)\n",
-     "pass", "pass", None, False),
+    ("0", "        def skip(self):\n            self.global_step = 1\n", "pass", "pass", None, False),
 ])
 def test_an_attribute_counters_start_is_the_one_its_class_gives_it(start, other, before, first, expected, resumed):
     counter = _counter(_WORKSPACE.format(start=start, other=other, before=before, first=first), "self.global_step")

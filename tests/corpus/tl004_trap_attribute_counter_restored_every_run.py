@@ -1,16 +1,16 @@
-"""`run()` always loads the saved state first, which sets `self.global_step` to the step it was saved at, and
-`__init__` takes its start from an argument: where the count starts is not known here."""
+"""`run()` always loads the saved state first, which sets `self.global_step` to the step it was saved at: every
+run is a resumed one, and where its count starts is not known here."""
 import torch
 from torch import nn
 
 
 class Workspace:
-    def __init__(self, model, loader, accum, start_step):
+    def __init__(self, model, loader, accum):
         self.model = model
         self.loader = loader
         self.accum = accum
         self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        self.global_step = start_step
+        self.global_step = 0
 
     def load_state(self, path):
         state = torch.load(path)

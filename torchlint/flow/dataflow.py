@@ -179,6 +179,21 @@ class FunctionFlow:
                  if self.graph.definitions[index].name == name]
         return found, bool(bits & unset)
 
+    def first_reached_avoiding(self, region: LoopRegion, avoiding: FrozenSet[int]) -> bool:
+        """Some path from the function's entry reaches the loop's first start without passing `avoiding`."""
+        latches = {(latch, other.head) for other in self.graph.loops.values() for latch in other.latches}
+        seen: Set[int] = set()
+        stack = [self.graph.entry]
+        while stack:
+            node = stack.pop()
+            if node in seen or node in avoiding:
+                continue
+            if node == region.head:
+                return True
+            seen.add(node)
+            stack.extend(succ for succ in self.graph.nodes[node].succ if (node, succ) not in latches)
+        return False
+
     def returning(self, region: LoopRegion, name: str) -> List[Definition]:
         """Definitions of `name` made in the loop's body that reach its head again from outside it: through
         an outer loop, into the loop's next run (`entering` leaves them out)."""

@@ -1479,12 +1479,23 @@ class TrainingLoop:
 
     def _first_start(self, name: str) -> Tuple[Optional[cst.BaseExpression], bool]:
         definitions, unassigned = self.flow.first_entering(self.iteration.region, name)
+        history = _attribute_history(self, name)
+        if history is None:
+            return None, False
+        start, restorers = history
         values: List[cst.BaseExpression] = []
         if unassigned:
-            start = _attribute_start(self, name)
             if start is None:
                 return None, False
             values.append(start)
+        # A method that writes it back from saved state, called in the method before the loop: on some path
+        # only (`if cfg.resume: self.load_checkpoint()`), or every run is a resumed one. In the loop: unknown.
+        restoring = [node.index for node in self.flow.graph.nodes
+                     if any(_calls_own_method(expression, restorers) for expression in node.expressions)] \
+            if restorers else []
+        if any(index in self.iteration.region.body for index in restoring) or (
+                restoring and not self.flow.first_reached_avoiding(self.iteration.region, frozenset(restoring))):
+            return None, False
         if any(d.kind != "assign" or d.value is None for d in definitions):
             return None, False
         for definition in definitions:
@@ -1495,7 +1506,7 @@ class TrainingLoop:
         restored = [value for value in values if int_value(value) is None]
         if not all(_restored(value) for value in restored):
             return None, False
-        return constants[0], bool(restored)
+        return constants[0], bool(restored) or bool(restorers)
 
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
@@ -2155,40 +2166,97 @@ def attribute_start(class_def: Optional[cst.ClassDef], name: str) -> Optional[in
     return constants.pop()
 
 
-def _attribute_start(loop: TrainingLoop, name: str) -> Optional[cst.BaseExpression]:
-    """The value an attribute (`self.global_step`) has when a method of its class that does not set it is
-    called: the constant the class's `__init__` gives it (`self.global_step = 0`), when nothing else in the
-    class writes it but the method holding the loop (whose writes the loop's flow sees). Another method that
-    writes it (`self.global_step = ckpt["step"]` in `load()`, `self.global_step += 1` in a helper the loop
-    calls), a write by name (`setattr(self, key, value)`, `self.__dict__[key] = value`), or a loop in
-    `__init__` itself leave it unknown."""
+def _attribute_history(loop: TrainingLoop, name: str) -> Optional[Tuple[Optional[cst.BaseExpression], FrozenSet[str]]]:
+    """What the loop's class does to an attribute (`self.global_step`) outside the method holding the loop:
+    (the constant its `__init__` gives it, the methods that write it back from saved state). The class's bases
+    of this file or of another file of the project count. A write from saved state is a value read back
+    (`self.global_step = payload["global_step"]`) or a write by name (`setattr(self, key, value)`,
+    `self.__dict__[key] = value`), in a method or one that calls it (`load_checkpoint()` calling
+    `load_payload()`): a resume. None when another method writes it otherwise (`self.global_step += 1` in a
+    helper, `= 5`), `__init__` gives it anything but one constant or restores it; (None, ()) for a name that
+    is not an attribute of the method's own object."""
     function, class_def = loop.function, loop.class_def
     if function is None or class_def is None or function.name.value == "__init__" or name.count(".") != 1 \
             or not name.startswith("self.") or not any(statement is function for statement in block_of(class_def)) \
-            or parameter_names(function)[:1] != ["self"]:
-        return None
-    found: List[cst.BaseExpression] = []
-    for method in block_of(class_def):
-        if not isinstance(method, cst.FunctionDef) or method is function:
-            continue
-        for part in preorder(method):
-            if isinstance(part, cst.Call) and dotted_name(part.func) == "setattr":
+            or parameter_names(function)[:1] != ["self"] or loop.names is None:
+        return None, frozenset()
+    methods: List[cst.FunctionDef] = [statement for owner in _class_chain(class_def, loop.names, 0)
+                                      for statement in block_of(owner)
+                                      if isinstance(statement, cst.FunctionDef) and statement is not function]
+    constants: List[cst.BaseExpression] = []
+    restorers: Set[str] = set()
+    for method in methods:
+        for kind, value in _attribute_writes(method, name):
+            if method.name.value == "__init__" and kind == "constant":
+                constants.append(value)
+            elif method.name.value != "__init__" and kind == "restored":
+                restorers.add(method.name.value)
+            else:
                 return None
-            if isinstance(part, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                targets = [t.target for t in part.targets] if isinstance(part, cst.Assign) else [part.target]
-                for target in targets:
-                    written = [dotted_name(inner) for inner in preorder(target)]
-                    if "self.__dict__" in written:
-                        return None
-                    if name not in written:
-                        continue
-                    if method.name.value != "__init__" or dotted_name(target) != name \
-                            or isinstance(part, cst.AugAssign) or int_value(part.value) is None:
-                        return None
-                    found.append(part.value)
-    if not found or any(int_value(value) != int_value(found[0]) for value in found):
+    grown = True
+    while grown:  # a method that calls one that restores restores too
+        grown = False
+        for method in methods:
+            if method.name.value not in restorers and _calls_own_method(method, restorers):
+                if method.name.value == "__init__":
+                    return None
+                restorers.add(method.name.value)
+                grown = True
+    if any(int_value(value) != int_value(constants[0]) for value in constants[1:]):
         return None
-    return found[0]
+    return (constants[0] if constants else None), frozenset(restorers)
+
+
+def _class_chain(class_def: cst.ClassDef, names: ModuleNames, depth: int) -> List[cst.ClassDef]:
+    """The class and its bases that the project defines, in this file or in another file it imports them from."""
+    chain = [class_def]
+    if depth > 4:
+        return chain
+    for base in class_def.bases:
+        dotted = dotted_name(base.value) if base.keyword is None else None
+        if dotted is None:
+            continue
+        local = names.classes.get(dotted, [])
+        if len(local) == 1 and local[0] is not class_def:
+            chain += _class_chain(local[0], names, depth + 1)
+            continue
+        project = names.project
+        target = names.imported(dotted) if project is not None else None
+        found = project.definition(*target) if target is not None else None
+        if found is not None and isinstance(found[1], cst.ClassDef):
+            project.used.add(str(found[0].path))
+            chain += _class_chain(found[1], found[0].names, depth + 1)
+    return chain
+
+
+def _attribute_writes(method: cst.FunctionDef, name: str) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+    """How `method` writes the attribute `name`: ("constant", value), ("restored", None) for a value read back
+    from saved state or a write by name, ("other", None)."""
+    for part in preorder(method):
+        if isinstance(part, cst.Call):
+            callee = dotted_name(part.func)
+            first = part.args[0].value if part.args else None
+            if (callee == "setattr" and dotted_name(first) == "self") or callee == "self.__dict__.update":
+                yield "restored", None
+        if not isinstance(part, (cst.Assign, cst.AugAssign, cst.AnnAssign)) or part.value is None:
+            continue
+        targets = [t.target for t in part.targets] if isinstance(part, cst.Assign) else [part.target]
+        for target in targets:
+            written = [dotted_name(inner) for inner in preorder(target)]
+            if "self.__dict__" in written:
+                yield "restored", None
+            if name not in written:
+                continue
+            if isinstance(part, cst.AugAssign):
+                yield "other", None
+            elif dotted_name(target) == name and int_value(part.value) is not None:
+                yield "constant", part.value
+            else:
+                yield ("restored" if _restored(part.value) else "other"), None
+
+
+def _calls_own_method(node: cst.CSTNode, methods: Set[str]) -> bool:
+    return any(dotted_name(call.func) in {f"self.{method}" for method in methods} for call in calls_in(node))
 
 
 _BRAINS = frozenset({"speechbrain.Brain", "speechbrain.core.Brain"})
