@@ -1466,7 +1466,7 @@ class TrainingLoop:
         `if args.resume:`), the one constant the rest give it. A fresh run is the one a user runs first, and a
         resumed run continues its count. Only the loop's first start counts: `global_step += 1` at the end of
         an epoch loop around it continues the count into later epochs. An attribute the method does not set
-        before the loop (`self.global_step`) has the value its class gives it (`_attribute_start`). Two
+        before the loop (`self.global_step`) has the value its class gives it (`_attribute_history`). Two
         different constants (`start = 1` on some path) leave it unknown."""
         return self._fresh_start(name)[0]
 
