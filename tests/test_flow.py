@@ -262,6 +262,70 @@ def test_a_value_the_body_leaves_read_after_the_loop(after, read):
     assert flow.read_after(graph.region(loop), "total") is read
 
 
+@pytest.mark.parametrize("before, first, unassigned", [
+    # set before the epochs and advanced at each epoch's end: the first start sees only the `= 0`
+    ("step = 0", ["0"], False),
+    # set nowhere before: the value it had when the function was called (an attribute's, from its class)
+    ("pass", [], True),
+    # set on one path only: both
+    ("if resume:\n    step = ckpt['step']", ["ckpt['step']"], True),
+])
+def test_definitions_holding_when_a_loop_first_starts(before, first, unassigned):
+    """The loop's first start is reached without going round a loop: `step += 1` at the end of the epoch loop
+    reaches the inner loop's later starts (`entering` sees it), not its first."""
+    indented = textwrap.indent(before, "        ")
+    graph, flow, _, _ = _analyse(f"""
+{indented}
+        for epoch in range(3):
+            for x in loader:
+                step += 1
+            step += 1
+    """)
+    inner = next(s for s in graph.owner.body.body if isinstance(s, cst.For)).body.body[0]
+    definitions, reached_unset = flow.first_entering(graph.region(inner), "step")
+    assert [cst.Module([]).code_for_node(d.value) for d in definitions] == first
+    assert reached_unset is unassigned
+    assert any(d.kind == "augmented" for d in flow.entering(graph.region(inner), "step"))
+
+
+def test_attribute_counter_first_start_is_unset_until_an_owner_is_rebound():
+    """`self = other` rebinds what `self.step` names: no longer the value it had on entry."""
+    graph, flow, _, _ = _analyse("""
+        if swap:
+            opt = other
+        for x in loader:
+            opt.n += 1
+    """)
+    loop = next(s for s in graph.owner.body.body if isinstance(s, cst.For))
+    definitions, reached_unset = flow.first_entering(graph.region(loop), "opt.n")
+    assert definitions == [] and reached_unset is True
+    graph, flow, _, _ = _analyse("""
+        opt = other
+        for x in loader:
+            opt.n += 1
+    """)
+    loop = next(s for s in graph.owner.body.body if isinstance(s, cst.For))
+    assert flow.first_entering(graph.region(loop), "opt.n") == ([], False)
+
+
+@pytest.mark.parametrize("before, reached", [
+    ("if resume:\n    self.load(path)", True),  # a fresh run goes round it
+    ("self.load(path)", False),  # every run passes it
+    ("for p in paths:\n    self.load(p)", True),  # a loop that may not run at all
+])
+def test_a_loop_first_reached_avoiding_a_call(before, reached):
+    indented = textwrap.indent(before, "        ")
+    graph, flow, _, _ = _analyse(f"""
+{indented}
+        for x in loader:
+            step += 1
+    """)
+    loads = frozenset(node.index for node in graph.nodes if node.kind == "statement"
+                      and "load" in cst.Module([]).code_for_node(node.syntax))
+    loop = [s for s in graph.owner.body.body if isinstance(s, cst.For)][-1]
+    assert loads and flow.first_reached_avoiding(graph.region(loop), loads) is reached
+
+
 def test_branches_dominate_what_they_guard():
     _, _, iteration, (step, reset, log) = _analyse("""
         for i, x in enumerate(loader):

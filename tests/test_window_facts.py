@@ -459,3 +459,84 @@ def test_a_generator_the_file_defines_twice_gives_no_window():
     """)
     (step,) = loop.optimizer_steps
     assert loop.accumulation_check(step) is None
+
+
+def _counter(source: str, name: str):
+    module = cst.parse_module(textwrap.dedent(source))
+    loops = find_training_loops(module, ModuleNames(module))
+    return next((c for loop in loops for c in loop.counters if c.name == name), None)
+
+
+_WORKSPACE = """
+    class Workspace:
+        def __init__(self, model, loader, accum):
+            self.model, self.loader, self.accum = model, loader, accum
+            self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            self.global_step = {start}
+{other}
+        def run(self):
+            {before}
+            for x, y in self.loader:
+                {first}
+                (criterion(self.model(x), y) / self.accum).backward()
+                if self.global_step % self.accum == 0:
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+                self.global_step += 1
+"""
+
+
+_LOAD = "        def load(self, state):\n            self.global_step = state['step']\n"
+
+
+@pytest.mark.parametrize("start, other, before, first, expected, resumed", [
+    ("0", "", "pass", "pass", 0, False),  # from `__init__`
+    ("1", "", "pass", "pass", 1, False),
+    ("0", "", "self.global_step = 5", "pass", 5, False),  # the method's own assignment wins
+    ("0", "", "if resume:\n                self.global_step = ckpt['step']", "pass", 0, True),  # a fresh run's
+    ("start", "", "pass", "pass", None, False),  # from an argument
+    # another method writes it back from saved state: a resume, whose fresh run starts where `__init__` says
+    ("0", _LOAD, "pass", "pass", 0, True),
+    ("0", _LOAD, "if resume:\n                self.load(ckpt)", "pass", 0, True),
+    ("0", "        def load(self, state):\n            for k, v in state.items():\n                setattr(self, k, v)\n"
+          "        def resume(self, path):\n            self.load(torch.load(path))\n",
+     "if args.resume:\n                self.resume(args.resume)", "pass", 0, True),
+    # ... but not when every run restores it, or the loop does
+    ("0", _LOAD, "self.load(ckpt)", "pass", None, False),
+    ("0", _LOAD, "pass", "self.load(ckpt)", None, False),
+    # another method writes it otherwise: where the count starts is not known
+    ("0", "        def tick(self):\n            self.global_step += 1\n", "pass", "self.tick()", None, False),
+    ("0", "        def skip(self):\n            self.global_step = 1\n", "pass", "pass", None, False),
+])
+def test_an_attribute_counters_start_is_the_one_its_class_gives_it(start, other, before, first, expected, resumed):
+    counter = _counter(_WORKSPACE.format(start=start, other=other, before=before, first=first), "self.global_step")
+    assert counter is not None and counter.start == expected
+    assert counter.resumed is resumed
+
+
+@pytest.mark.parametrize("guard, counts", [
+    ("if not is_last:", True),  # `is_last = i == len(loader) - 1`: every micro-batch but the last
+    ("if i != len(loader) - 1:", True),
+    ("if i + 1 != len(loader):", True),
+    ("if is_last:\n            pass\n        else:", True),
+    ("if is_last:", False),  # only on the last
+    ("if torch.isfinite(loss):", False),  # on any number of them
+    ("if i != last:", False),  # `last` changes in the loop
+])
+def test_a_counter_bumped_on_every_micro_batch_but_one_still_counts_them(guard, counts):
+    source = f"""
+    step = 0
+    last = 3
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accum
+        loss.backward()
+        if step % accum == 0:
+            opt.step()
+            opt.zero_grad()
+        is_last = i == len(loader) - 1
+        last = last + 1
+        {guard}
+            step += 1
+    """
+    counter = _counter(source, "step")
+    assert (counter is not None and counter.start == 0) is counts

@@ -62,6 +62,7 @@ _WINDOW_RETURN = re.compile(r"\breturn\b[^\n]*%")
 _CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut from a stream (training.tokens)
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_ATTRIBUTE_WRITES = re.compile(r"\bself\.\w+\s*[-+*/%]=|\bsetattr\(|__dict__")
 
 
 def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
@@ -78,6 +79,16 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for function in holders:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
+    # An attribute a loop's method reads (`self.global_step`) starts where its class and the class's bases set it,
+    # and other methods may write it (`training.loop._attribute_history`): the bases' names (their imports, the
+    # file's classes of those names) and the methods that augment an attribute or write one by name are read.
+    for class_def in _classes_holding(tree, holders):
+        for base in class_def.bases:
+            known.update(_identifiers(base))
+        for method in class_def.body:
+            if isinstance(method, _FUNCTIONS) and id(method) not in whole and _ATTRIBUTE_WRITES.search(
+                    "".join(lines[first_line(method) - 1:method.end_lineno])):
+                whole.add(id(method))
     constructed = _constructed_classes(tree)
     grown = True
     while grown:
@@ -214,6 +225,23 @@ def _callee_last_part(func: ast.expr) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
     return func.id if isinstance(func, ast.Name) else ""
+
+
+def _classes_holding(tree: ast.Module, functions: List[ast.stmt]) -> List[ast.ClassDef]:
+    """The classes of the file (and their bases of the file, by name) that have one of `functions` as a method."""
+    ids = {id(function) for function in functions}
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    found = [class_def for class_def in classes if any(id(statement) in ids for statement in class_def.body)]
+    by_name = {class_def.name: class_def for class_def in classes}
+    pending = list(found)
+    while pending:
+        class_def = pending.pop()
+        for base in class_def.bases:
+            inherited = by_name.get(base.id) if isinstance(base, ast.Name) else None
+            if inherited is not None and all(inherited is not other for other in found):
+                found.append(inherited)
+                pending.append(inherited)
+    return found
 
 
 def _outermost_functions_holding(tree: ast.Module, loop_ids: Set[int]) -> Optional[List[ast.stmt]]:

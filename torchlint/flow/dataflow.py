@@ -156,6 +156,44 @@ class FunctionFlow:
                     found[definition.index] = definition
         return [found[index] for index in sorted(found)]
 
+    def first_entering(self, region: LoopRegion, name: str) -> Tuple[List[Definition], bool]:
+        """The definitions of `name` that may hold when the loop starts for the first time in a call, and
+        whether some path reaches it from the function's entry with `name` assigned nowhere on the way.
+        The first start is reached without taking a loop's back edge: `step += 1` at the end of an epoch
+        loop around this one reaches later starts, not the first."""
+        latches = {(latch, other.head) for other in self.graph.loops.values() for latch in other.latches}
+
+        def allowed(source: int, target: int) -> bool:
+            return (source, target) not in latches
+
+        unset = 1 << len(self.graph.definitions)  # a marker: no definition of `name` since the entry
+        owners = {".".join(name.split(".")[:end]) for end in range(1, name.count(".") + 2)}
+        kill = dict(self._kill)
+        for node in self.graph.nodes:
+            if node.index != self.graph.entry and any(d.name in owners for d in node.definitions):
+                kill[node.index] = kill.get(node.index, 0) | unset
+        order = _reverse_postorder(self.graph.nodes, self.graph.entry, allowed)
+        incoming = _solve(self.graph.nodes, order, {self.graph.entry: unset}, self._gen, kill, allowed)
+        bits = incoming.get(region.head, 0)
+        found = [self.graph.definitions[index] for index in _bits(bits & self.masks.get(name, 0))
+                 if self.graph.definitions[index].name == name]
+        return found, bool(bits & unset)
+
+    def first_reached_avoiding(self, region: LoopRegion, avoiding: FrozenSet[int]) -> bool:
+        """Some path from the function's entry reaches the loop's first start without passing `avoiding`."""
+        latches = {(latch, other.head) for other in self.graph.loops.values() for latch in other.latches}
+        seen: Set[int] = set()
+        stack = [self.graph.entry]
+        while stack:
+            node = stack.pop()
+            if node in seen or node in avoiding:
+                continue
+            if node == region.head:
+                return True
+            seen.add(node)
+            stack.extend(succ for succ in self.graph.nodes[node].succ if (node, succ) not in latches)
+        return False
+
     def returning(self, region: LoopRegion, name: str) -> List[Definition]:
         """Definitions of `name` made in the loop's body that reach its head again from outside it: through
         an outer loop, into the loop's next run (`entering` leaves them out)."""

@@ -7,7 +7,14 @@ loop) when it is `i % N == 0` (also `not i % N`, `i % N == 0 and i > 0`,
 `i % N == 0 or i == len(x) - 1`, the `else` of `if i % N != 0:`, and
 `if i % N: continue` before the step) and `i` is 0 on the first micro-batch:
 `enumerate(x)` without a start, `range(...)` from 0, `itertools.count()`, or
-a counter set to 0 before the loop and incremented *after* the check. Also
+a counter set to 0 before the loop and incremented *after* the check. The
+counter may be an attribute the class's `__init__` (or a base class's, in
+another file of the project) sets to 0 (`self.global_step`), and its bump may
+skip one micro-batch of each epoch (`if not is_last_batch: self.global_step
++= 1`, with the epoch's last bump after the loop). A count a resume writes
+back (`self.global_step = ckpt["step"]`, a method that restores saved
+attributes, called under `if resume:`) is read on a fresh run; one that another
+method also advances, or that every run restores, is not known. Also
 flags the mirror bug, `(i + 1) % N == 0` where `i` starts at 1
 (`enumerate(x, start=1)`, or a counter incremented *before* the check).
 The condition may be held in a name assigned in the iteration

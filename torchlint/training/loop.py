@@ -1464,22 +1464,49 @@ class TrainingLoop:
         """The value `name` has when the loop starts on a fresh run: the one every path into the loop gives it,
         or, where a resume restores it on other paths (`global_step = checkpoint["step"]` under
         `if args.resume:`), the one constant the rest give it. A fresh run is the one a user runs first, and a
-        resumed run continues its count. Two different constants (`start = 1` on some path) leave it unknown."""
-        value = self.value_before_loop(name)
-        if value is not None and not isinstance(value, cst.IfExp):
-            return value
-        definitions = self.flow.entering(self.iteration.region, name)
-        if not definitions or any(d.kind != "assign" or d.value is None for d in definitions):
-            return None
+        resumed run continues its count. Only the loop's first start counts: `global_step += 1` at the end of
+        an epoch loop around it continues the count into later epochs. An attribute the method does not set
+        before the loop (`self.global_step`) has the value its class gives it (`_attribute_history`). Two
+        different constants (`start = 1` on some path) leave it unknown."""
+        return self._fresh_start(name)[0]
+
+    def restored_before_loop(self, name: str) -> bool:
+        """A resume may give `name` the value it starts the loop with (`fresh_value` is a fresh run's)."""
+        return self._fresh_start(name)[1]
+
+    def _fresh_start(self, name: str) -> Tuple[Optional[cst.BaseExpression], bool]:
+        return self._remember(("fresh", name), lambda: self._first_start(name))
+
+    def _first_start(self, name: str) -> Tuple[Optional[cst.BaseExpression], bool]:
+        definitions, unassigned = self.flow.first_entering(self.iteration.region, name)
+        history = _attribute_history(self, name)
+        if history is None:
+            return None, False
+        start, restorers = history
         values: List[cst.BaseExpression] = []
+        if unassigned:
+            if start is None:
+                return None, False
+            values.append(start)
+        # A method that writes it back from saved state, called in the method before the loop: on some path
+        # only (`if cfg.resume: self.load_checkpoint()`), or every run is a resumed one. In the loop: unknown.
+        restoring = [node.index for node in self.flow.graph.nodes
+                     if any(_calls_own_method(expression, restorers) for expression in node.expressions)] \
+            if restorers else []
+        if any(index in self.iteration.region.body for index in restoring) or (
+                restoring and not self.flow.first_reached_avoiding(self.iteration.region, frozenset(restoring))):
+            return None, False
+        if any(d.kind != "assign" or d.value is None for d in definitions):
+            return None, False
         for definition in definitions:
             values += [definition.value] if definition.unpacked else _alternatives(definition.value)
         constants = [value for value in values if int_value(value) is not None]
         if not constants or any(int_value(value) != int_value(constants[0]) for value in constants):
-            return None
-        if not all(_restored(value) for value in values if int_value(value) is None):
-            return None
-        return constants[0]
+            return None, False
+        restored = [value for value in values if int_value(value) is None]
+        if not all(_restored(value) for value in restored):
+            return None, False
+        return constants[0], bool(restored) or bool(restorers)
 
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
@@ -1794,17 +1821,52 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
         counter = windows.header_counter(loop.node, names, loop.iterable_before_loop, loop.fresh_value)
         if counter is not None:
             counters.append(counter)
+    header = counters[0] if counters and counters[0].source in ("enumerate", "range", "count") else None
     for assignment in loop.assignments:
-        # A counter bumped after `if skip: continue` still counts the micro-batches trained on.
-        guarded = any(not guard.after_continue for guard in assignment.guards)
+        # A counter bumped after `if skip: continue` still counts the micro-batches trained on, and so does one
+        # bumped on every micro-batch but one (`if not is_last_batch: global_step += 1`).
+        guarded = any(not guard.after_continue and not _skips_one_iteration(loop, header, guard)
+                      for guard in assignment.guards)
         if assignment.depth != 0 or guarded or not windows.is_increment(assignment):
             continue
         if any(c.name == assignment.target for c in counters):
             continue
         start = int_value(loop.fresh_value(assignment.target))
-        resumed = start is not None and int_value(loop.value_before_loop(assignment.target)) is None
+        resumed = start is not None and loop.restored_before_loop(assignment.target)
         counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
     return counters
+
+
+def _skips_one_iteration(loop: TrainingLoop, header: Optional[LoopCounter], guard) -> bool:
+    """The branch `guard` opens is left out on one iteration of the loop at most: it runs where the header's
+    counter differs from a value the loop does not change (`if i != len(loader) - 1:`, `if not is_last_batch:`
+    with `is_last_batch = i == len(loader) - 1` assigned in the iteration, the `else` of `if i + 1 == n:`)."""
+    if header is None:
+        return False
+    test, holds = guard.test, not guard.negated
+    for _ in range(4):
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, holds = test.expression, not holds
+        if not isinstance(test, cst.Name):
+            break
+        flag = loop._flag(guard.read_at, test.value)
+        if flag is None:
+            return False
+        test = flag[0]
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    operator = test.comparisons[0].operator
+    if not isinstance(operator, cst.NotEqual if holds else cst.Equal):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    for counted, other in (sides, sides[::-1]):
+        if isinstance(counted, cst.BinaryOperation) and isinstance(counted.operator, (cst.Add, cst.Subtract)) \
+                and int_value(counted.right) is not None:
+            counted = counted.left
+        if dotted_name(counted) == header.name and not any(
+                loop.assigned_in_loop(read) for read in iter_names(other)):
+            return True
+    return False
 
 
 def _leaves_early(statements: Block, nested: bool = False) -> bool:
@@ -2102,6 +2164,99 @@ def attribute_start(class_def: Optional[cst.ClassDef], name: str) -> Optional[in
     if len(constants) != 1 or None in constants:
         return None
     return constants.pop()
+
+
+def _attribute_history(loop: TrainingLoop, name: str) -> Optional[Tuple[Optional[cst.BaseExpression], FrozenSet[str]]]:
+    """What the loop's class does to an attribute (`self.global_step`) outside the method holding the loop:
+    (the constant its `__init__` gives it, the methods that write it back from saved state). The class's bases
+    of this file or of another file of the project count. A write from saved state is a value read back
+    (`self.global_step = payload["global_step"]`) or a write by name (`setattr(self, key, value)`,
+    `self.__dict__[key] = value`), in a method or one that calls it (`load_checkpoint()` calling
+    `load_payload()`): a resume. None when another method writes it otherwise (`self.global_step += 1` in a
+    helper, `= 5`), `__init__` gives it anything but one constant or restores it; (None, ()) for a name that
+    is not an attribute of the method's own object."""
+    function, class_def = loop.function, loop.class_def
+    if function is None or class_def is None or function.name.value == "__init__" or name.count(".") != 1 \
+            or not name.startswith("self.") or not any(statement is function for statement in block_of(class_def)) \
+            or parameter_names(function)[:1] != ["self"] or loop.names is None:
+        return None, frozenset()
+    methods: List[cst.FunctionDef] = [statement for owner in _class_chain(class_def, loop.names, 0)
+                                      for statement in block_of(owner)
+                                      if isinstance(statement, cst.FunctionDef) and statement is not function]
+    constants: List[cst.BaseExpression] = []
+    restorers: Set[str] = set()
+    for method in methods:
+        for kind, value in _attribute_writes(method, name):
+            if method.name.value == "__init__" and kind == "constant":
+                constants.append(value)
+            elif method.name.value != "__init__" and kind == "restored":
+                restorers.add(method.name.value)
+            else:
+                return None
+    grown = True
+    while grown:  # a method that calls one that restores restores too
+        grown = False
+        for method in methods:
+            if method.name.value not in restorers and _calls_own_method(method, restorers):
+                if method.name.value == "__init__":
+                    return None
+                restorers.add(method.name.value)
+                grown = True
+    if any(int_value(value) != int_value(constants[0]) for value in constants[1:]):
+        return None
+    return (constants[0] if constants else None), frozenset(restorers)
+
+
+def _class_chain(class_def: cst.ClassDef, names: ModuleNames, depth: int) -> List[cst.ClassDef]:
+    """The class and its bases that the project defines, in this file or in another file it imports them from."""
+    chain = [class_def]
+    if depth > 4:
+        return chain
+    for base in class_def.bases:
+        dotted = dotted_name(base.value) if base.keyword is None else None
+        if dotted is None:
+            continue
+        local = names.classes.get(dotted, [])
+        if len(local) == 1 and local[0] is not class_def:
+            chain += _class_chain(local[0], names, depth + 1)
+            continue
+        project = names.project
+        target = names.imported(dotted) if project is not None else None
+        found = project.definition(*target) if target is not None else None
+        if found is not None and isinstance(found[1], cst.ClassDef):
+            project.used.add(str(found[0].path))
+            chain += _class_chain(found[1], found[0].names, depth + 1)
+    return chain
+
+
+def _attribute_writes(method: cst.FunctionDef, name: str) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+    """How `method` writes the attribute `name`: ("constant", value), ("restored", None) for a value read back
+    from saved state or a write by name, ("other", None)."""
+    for part in preorder(method):
+        if isinstance(part, cst.Call):
+            callee = dotted_name(part.func)
+            first = part.args[0].value if part.args else None
+            if (callee == "setattr" and dotted_name(first) == "self") or callee == "self.__dict__.update":
+                yield "restored", None
+        if not isinstance(part, (cst.Assign, cst.AugAssign, cst.AnnAssign)) or part.value is None:
+            continue
+        targets = [t.target for t in part.targets] if isinstance(part, cst.Assign) else [part.target]
+        for target in targets:
+            written = [dotted_name(inner) for inner in preorder(target)]
+            if "self.__dict__" in written:
+                yield "restored", None
+            if name not in written:
+                continue
+            if isinstance(part, cst.AugAssign):
+                yield "other", None
+            elif dotted_name(target) == name and int_value(part.value) is not None:
+                yield "constant", part.value
+            else:
+                yield ("restored" if _restored(part.value) else "other"), None
+
+
+def _calls_own_method(node: cst.CSTNode, methods: Set[str]) -> bool:
+    return any(dotted_name(call.func) in {f"self.{method}" for method in methods} for call in calls_in(node))
 
 
 _BRAINS = frozenset({"speechbrain.Brain", "speechbrain.core.Brain"})
