@@ -557,13 +557,13 @@ class ProjectIndex:
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
         self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
-        self._spelling: Optional[List[Tuple[str, FrozenSet[str]]]] = None
+        self._spelling: Optional[List[Tuple[str, FrozenSet[str], FrozenSet[str]]]] = None
+        self._classes_by_method: Optional[Dict[str, FrozenSet[str]]] = None
         self._calls: Dict[str, FrozenSet[str]] = {}
         self._functions: Optional[FrozenSet[str]] = None
         self._methods: Optional[FrozenSet[str]] = None
         self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
         self._file_set: Optional[FrozenSet[str]] = None
-        self._spelling_words: Optional[Tuple[FrozenSet[str], "re.Pattern[str]"]] = None
 
     @staticmethod
     def of(path: str) -> "ProjectIndex":
@@ -587,11 +587,11 @@ class ProjectIndex:
                     self._carriers[path] = fresh
                 else:
                     self._carriers.pop(path, None)
-                self._by_stem = self._functions = self._methods = None
+                self._by_stem = self._functions = self._methods = self._classes_by_method = None
                 if {name for name, _ in fresh[0]} != {name for name, _ in held[0]}:
                     self._spelling = None  # another set of carrier classes: every file is looked at again
         if self._spelling is not None:
-            kept = [(other, words) for other, words in self._spelling if other != path]
+            kept = [entry for entry in self._spelling if entry[0] != path]
             entry = self._spelling_entry(path, self._carrier_classes()) if path in self._listed() else None
             self._spelling = kept + ([entry] if entry is not None else [])
         self._calls.pop(path, None)
@@ -648,21 +648,22 @@ class ProjectIndex:
 
     def handoffs(self, path: str, text: str) -> Dict[str, Set[str]]:
         """Function of the file `path` (whose text is `text`) -> the parameters (a position, as digits, or a
-        keyword) that a file of the project hands an object built from a carrier class, one whose `__call__` or
-        another method runs a backward (`train_one_epoch(..., loss_scaler)` in `main.py`, `updater.backward_step`
-        of a `GradUpdater`). Read from the files that spell both such a class and the file's module; by
-        function name (a superset: the analysis resolves which method a loop calls)."""
+        keyword) that a file of the project hands an object built from a carrier class whose carrier method
+        the text may call: its `__call__` (`train_one_epoch(..., loss_scaler)` in `main.py`), or a method the
+        text spells as called (`.backward_step(` of a `GradUpdater`). Read from the files that spell both such
+        a class and the file's module; by function name (a superset: the analysis resolves)."""
         key = (path, len(text), hash(text))
         known = self._handoffs.get(key)
         if known is not None:
             return known
         found: Dict[str, Set[str]] = {}
+        classes = self._classes_called_in(text)
         stem = module_stem(path)
-        spelling = [other for other, imported in self._spelling_carrier_classes()
-                    if other == path or stem in imported]  # the files whose imports name the file's module
+        spelling = [other for other, imported, spelled in self._spelling_carrier_classes()
+                    if (other == path or stem in imported) and not spelled.isdisjoint(classes)
+                    ] if classes else []  # the files whose imports name the file's module
         defined = top_level_functions(text) if spelling else set()
         if defined:
-            classes = self._carrier_classes()
             for other in spelling:
                 if self._called(other).isdisjoint(defined):
                     continue  # it calls none of the file's functions
@@ -671,6 +672,22 @@ class ProjectIndex:
                     _collect_handoffs(summary, classes, defined, found)
         self._handoffs[key] = found
         return found
+
+    def _classes_called_in(self, text: str) -> FrozenSet[str]:
+        """The carrier classes whose carrier method `text` may call on an object: every one with a `__call__`
+        that runs a backward, and those whose other such method the text spells after a dot (`.backward_step(`).
+        String searches first: most texts spell none of the methods."""
+        if self._classes_by_method is None:
+            by_method: Dict[str, Set[str]] = {}
+            for methods, _ in self.carriers().values():
+                for name, method in methods:
+                    by_method.setdefault(method, set()).add(name)
+            self._classes_by_method = {method: frozenset(names) for method, names in by_method.items()}
+        found: Set[str] = set()
+        for method, names in self._classes_by_method.items():
+            if method == "__call__" or (method in text and re.search(r"\.\s*" + re.escape(method) + r"\s*\(", text)):
+                found |= names
+        return frozenset(found)
 
     def _carrier_classes(self) -> FrozenSet[str]:
         """The carrier classes: those with a method (`__call__`, `backward_step`) that runs a backward."""
@@ -683,9 +700,9 @@ class ProjectIndex:
             self._calls[path] = frozenset(_CALLED.findall(text)) if text is not None else frozenset()
         return self._calls[path]
 
-    def _spelling_carrier_classes(self) -> List[Tuple[str, FrozenSet[str]]]:
-        """The files whose text spells one of `_carrier_classes`, with the words of their import lines (once
-        per index)."""
+    def _spelling_carrier_classes(self) -> List[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
+        """The files whose text spells one of `_carrier_classes`, with the words of their import lines and the
+        classes they spell (once per index)."""
         if self._spelling is None:
             self._spelling = []
             classes = self._carrier_classes()
@@ -696,15 +713,16 @@ class ProjectIndex:
                         self._spelling.append(entry)
         return self._spelling
 
-    def _spelling_entry(self, path: str, classes: FrozenSet[str]) -> Optional[Tuple[str, FrozenSet[str]]]:
+    def _spelling_entry(self, path: str, classes: FrozenSet[str]
+                        ) -> Optional[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
         if not classes:
             return None
-        if self._spelling_words is None or self._spelling_words[0] != classes:
-            self._spelling_words = (classes, re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, classes))) + r")\b"))
         text = read_text(path)
-        if text is not None and any(name in text for name in classes) and self._spelling_words[1].search(text):
-            return path, import_words(text)
-        return None
+        if text is None:
+            return None
+        spelled = frozenset(name for name in classes
+                            if name in text and re.search(r"\b" + re.escape(name) + r"\b", text))
+        return (path, import_words(text), spelled) if spelled else None
 
     def callers(self, path: str, function: str) -> Optional[List[Tuple[str, CallSummary]]]:
         """The calls of the top-level function `function` of the file `path`, across the project: in that file,
