@@ -208,6 +208,78 @@ def test_the_index_reads_the_carriers_from_the_text_alone():
     assert functions == {"micro_step", "train_step"}
 
 
+def test_a_method_named_for_its_backward_is_a_carrier_unless_its_name_is_a_backward():
+    """`backward_step` and `_backward` run a backward the loop does not spell; a loop's call of a method named
+    `backward` or `manual_backward` is a backward by its name already."""
+    from torchlint.project.index import carriers_in
+
+    text = (
+        "class Updater:\n"
+        "    def backward_step(self, loss, update=True):\n"
+        "        loss.backward()\n"
+        "    def _backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def backward(self, loss):\n"
+        "        loss.backward()\n"
+        "    def manual_backward(self, loss):\n"
+        "        loss.backward()\n"
+        "    def state_dict(self):\n"
+        "        return {}\n"
+    )
+    assert carriers_in(text)[0] == {("Updater", "backward_step"), ("Updater", "_backward")}
+
+
+UPDATER_BUG = CORPUS / "tl003_bug_updater_method_handed_in"
+
+
+def _handed(project: Path, parameter: str, method: str):
+    """What `ProjectFiles.handed` answers for `train_one_epoch`'s `parameter` in `project/engine.py`."""
+    from torchlint.project.files import load
+
+    module = load(project / "engine.py")
+    function = module.definition("train_one_epoch")
+    return module.names.project.handed(function, parameter, method)
+
+
+def test_a_method_called_by_name_on_a_handed_in_object_is_its_classs_method_that_runs_the_backward(tmp_path):
+    """main.py hands `train_one_epoch` a `GradUpdater`: `updater.backward_step` is that class's method in
+    util/updater.py; its `state_dict` runs no backward and is not followed, nor is a method when a second
+    caller hands the parameter an object of another class with a method of the same name."""
+    module, method = _handed(UPDATER_BUG, "updater", "backward_step")
+    assert module.path == (UPDATER_BUG / "util" / "updater.py").resolve()
+    assert method.name.value == "backward_step"
+    assert _handed(UPDATER_BUG, "updater", "state_dict") is None
+    assert _handed(UPDATER_BUG, "model", "backward_step") is None
+    assert _handed(CORPUS / "tl003_trap_updater_two_classes_same_method", "updater", "backward_step") is None
+    project = tmp_path / "project"
+    shutil.copytree(UPDATER_BUG, project)
+    (project / ".git").mkdir()
+    assert _handed(project, "updater", "backward_step") is not None
+    (project / "eval.py").write_text(  # a second caller, with a class of its own whose method runs a backward
+        "from engine import train_one_epoch\n\n\n"
+        "class Probe:\n"
+        "    def backward_step(self, loss, update=True):\n"
+        "        loss.backward()\n\n\n"
+        "def probe(model, loader):\n"
+        "    train_one_epoch(model, loader, Probe(), 1)\n"
+    )
+    from torchlint.project.index import file_changed
+
+    file_changed(str(project / "eval.py"), listed=True)
+    assert _handed(project, "updater", "backward_step") is None
+
+
+def test_the_prefilter_lets_through_a_loop_that_calls_a_handed_in_objects_method_that_backpropagates(tmp_path):
+    from torchlint.engine import may_train
+
+    engine = UPDATER_BUG / "engine.py"
+    assert "backward(" not in engine.read_text()
+    assert may_train(engine.read_text(), str(engine))
+    alone = tmp_path / "engine.py"  # the same file with nobody to hand it an updater
+    alone.write_text(engine.read_text())
+    assert not may_train(alone.read_text(), str(alone))
+
+
 def test_a_caller_is_found_through_every_spelling_of_its_import(tmp_path):
     from torchlint.project.index import ProjectIndex
 

@@ -10,7 +10,8 @@ installed packages is never read: a module that is not a file of the project is 
 The facts follow two things across files: the loss a function or a loss object of another file returns
 (`training.origin`), and the backward, step and reset that a function of another file, or the method of an
 object of a project class, runs when a loop calls it (`training.calls.Functions.remote`: `engine.py`'s
-`loss_scaler(loss, optimizer, update_grad=...)` runs the `__call__` of `util/misc.py`). What such an object
+`loss_scaler(loss, optimizer, update_grad=...)` runs the `__call__` of `util/misc.py`, `updater.backward_step(loss,
+update=...)` that method of its class). What such an object
 is, when it arrives as a parameter, is read from every call of the loop's function in the project, and
 whether a file without a backward of its own is worth analysing at all, from an index built with the
 standard library (`torchlint.project.index`). A file's cache entry records the files of the project its

@@ -146,11 +146,13 @@ class ProjectFiles:
     def handed(self, function: cst.FunctionDef, parameter: str, method: str
                ) -> Optional[Tuple[ProjectModule, cst.FunctionDef]]:
         """What an object that the importer's top-level `function` receives as `parameter` runs when called
-        (`method` `__call__`; a method called by name on a parameter is not followed): the `__call__` of the one
-        class of the project whose objects every call of `function` in the project passes for `parameter`
-        (`main.py` builds `loss_scaler = NativeScaler()` and calls `train_one_epoch(..., loss_scaler)`). None when no call is found, one passes
-        something else or nothing (a default), or they pass objects of different classes: what the parameter
-        holds is then unknown. Every file read for the answer is one the facts rest on."""
+        (`method` `__call__`) or when its method `method` is called by name (`updater.backward_step(...)`): that
+        method of the one class of the project whose objects every call of `function` in the project passes for
+        `parameter` (`main.py` builds `loss_scaler = NativeScaler()` and calls `train_one_epoch(..., loss_scaler)`),
+        when the index says it runs a backward. None when no call is found, one passes something else or nothing
+        (a default, `*args`), they pass objects of different classes, or the class's own body does not define
+        the method (inherited: not followed): what the parameter holds, or runs, is then unknown. Every file read
+        for the answer is one the facts rest on."""
         key = (function.name.value, parameter, method)
         self._forget_if_changed()
         if key not in self._handed:
@@ -166,9 +168,9 @@ class ProjectFiles:
         importer = os.path.abspath(str(self.importer))
         text = read_text(importer)
         handed = index.handoffs(importer, text).get(function.name.value, ()) if text is not None else ()
-        if method != "__call__" or parameter not in keywords or not (
+        if parameter not in keywords or not (
                 parameter in handed or (parameter in positional and str(positional.index(parameter)) in handed)):
-            return None  # no file of the project hands this parameter an object of a class whose call backpropagates
+            return None  # no file of the project hands this parameter an object of a class with a method that backpropagates
         callers = index.callers(str(self.importer), function.name.value)
         if not callers:
             return None

@@ -55,6 +55,8 @@ _SKIPPED_FOLDERS = frozenset(
      ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".torchlint_cache", ".eggs"})
 
 _BACKWARD = re.compile(r"backward\s*\(")
+# Methods whose call a loop counts as a backward by its name (`training.roles.classify_backward`).
+_BACKWARD_NAMES = frozenset({"backward", "manual_backward"})
 _DEFINES = re.compile(r"[ \t]*(?:async[ \t]+)?def\b")
 _TRIPLE_QUOTED = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _WORD = re.compile(r"\w+")
@@ -468,8 +470,9 @@ def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
     """(methods, functions): the (class, method) pairs of the top-level classes whose method's body spells a
     backward call, and the top-level functions whose body spells one or calls one of those functions of the
     file; read from the text's layout alone (a cheap superset: a call in a string or a comment counts). A
-    method that is itself named like a backward (`def backward(self, loss)`) is left out: a loop calling it
-    spells `backward(` anyway."""
+    method named as a backward the loop facts recognise by its name (`def backward(self, loss)`,
+    `manual_backward`) is left out: a loop's call of it is a backward already. One that only contains the word
+    (`backward_step`, `_backward`) is a carrier like any other."""
     if "backward" not in text:
         return frozenset(), frozenset()
     headers = _headers(text)
@@ -494,7 +497,7 @@ def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
             continue
         if top[0] == "def":
             functions.add(top[1])
-        elif method is not None and "backward" not in method[1]:
+        elif method is not None and method[1] not in _BACKWARD_NAMES:
             methods.add((top[1], method[1]))
     if functions:  # a function that calls one of the file's carrier functions (two deep)
         calls = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, functions))) + r")\s*\(")
@@ -554,13 +557,13 @@ class ProjectIndex:
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
         self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
-        self._spelling: Optional[List[Tuple[str, FrozenSet[str]]]] = None
+        self._spelling: Optional[List[Tuple[str, FrozenSet[str], FrozenSet[str]]]] = None
+        self._classes_by_method: Optional[Dict[str, FrozenSet[str]]] = None
         self._calls: Dict[str, FrozenSet[str]] = {}
         self._functions: Optional[FrozenSet[str]] = None
         self._methods: Optional[FrozenSet[str]] = None
         self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
         self._file_set: Optional[FrozenSet[str]] = None
-        self._spelling_words: Optional[Tuple[FrozenSet[str], "re.Pattern[str]"]] = None
 
     @staticmethod
     def of(path: str) -> "ProjectIndex":
@@ -584,13 +587,12 @@ class ProjectIndex:
                     self._carriers[path] = fresh
                 else:
                     self._carriers.pop(path, None)
-                self._by_stem = self._functions = self._methods = None
-                if {name for name, method in fresh[0] if method == "__call__"} != \
-                        {name for name, method in held[0] if method == "__call__"}:
+                self._by_stem = self._functions = self._methods = self._classes_by_method = None
+                if {name for name, _ in fresh[0]} != {name for name, _ in held[0]}:
                     self._spelling = None  # another set of carrier classes: every file is looked at again
         if self._spelling is not None:
-            kept = [(other, words) for other, words in self._spelling if other != path]
-            entry = self._spelling_entry(path, self._callable_classes()) if path in self._listed() else None
+            kept = [entry for entry in self._spelling if entry[0] != path]
+            entry = self._spelling_entry(path, self._carrier_classes()) if path in self._listed() else None
             self._spelling = kept + ([entry] if entry is not None else [])
         self._calls.pop(path, None)
         self._handoffs.clear()
@@ -646,20 +648,22 @@ class ProjectIndex:
 
     def handoffs(self, path: str, text: str) -> Dict[str, Set[str]]:
         """Function of the file `path` (whose text is `text`) -> the parameters (a position, as digits, or a
-        keyword) that a file of the project hands a callable object built from a carrier class, one whose
-        `__call__` runs a backward (`train_one_epoch(..., loss_scaler)` in `main.py`). Read from the files that
-        spell both such a class and the file's module; by function name (a superset: the analysis resolves)."""
+        keyword) that a file of the project hands an object built from a carrier class whose carrier method
+        the text may call: its `__call__` (`train_one_epoch(..., loss_scaler)` in `main.py`), or a method the
+        text spells as called (`.backward_step(` of a `GradUpdater`). Read from the files that spell both such
+        a class and the file's module; by function name (a superset: the analysis resolves)."""
         key = (path, len(text), hash(text))
         known = self._handoffs.get(key)
         if known is not None:
             return known
         found: Dict[str, Set[str]] = {}
+        classes = self._classes_called_in(text)
         stem = module_stem(path)
-        spelling = [other for other, imported in self._spelling_callable_classes()
-                    if other == path or stem in imported]  # the files whose imports name the file's module
+        spelling = [other for other, imported, spelled in self._spelling_carrier_classes()
+                    if (other == path or stem in imported) and not spelled.isdisjoint(classes)
+                    ] if classes else []  # the files whose imports name the file's module
         defined = top_level_functions(text) if spelling else set()
         if defined:
-            classes = self._callable_classes()
             for other in spelling:
                 if self._called(other).isdisjoint(defined):
                     continue  # it calls none of the file's functions
@@ -669,10 +673,25 @@ class ProjectIndex:
         self._handoffs[key] = found
         return found
 
-    def _callable_classes(self) -> FrozenSet[str]:
-        """The carrier classes whose `__call__` runs a backward."""
-        return frozenset(name for methods, _ in self.carriers().values() for name, method in methods
-                         if method == "__call__")
+    def _classes_called_in(self, text: str) -> FrozenSet[str]:
+        """The carrier classes whose carrier method `text` may call on an object: every one with a `__call__`
+        that runs a backward, and those whose other such method the text spells after a dot (`.backward_step(`).
+        String searches first: most texts spell none of the methods."""
+        if self._classes_by_method is None:
+            by_method: Dict[str, Set[str]] = {}
+            for methods, _ in self.carriers().values():
+                for name, method in methods:
+                    by_method.setdefault(method, set()).add(name)
+            self._classes_by_method = {method: frozenset(names) for method, names in by_method.items()}
+        found: Set[str] = set()
+        for method, names in self._classes_by_method.items():
+            if method == "__call__" or (method in text and re.search(r"\.\s*" + re.escape(method) + r"\s*\(", text)):
+                found |= names
+        return frozenset(found)
+
+    def _carrier_classes(self) -> FrozenSet[str]:
+        """The carrier classes: those with a method (`__call__`, `backward_step`) that runs a backward."""
+        return frozenset(name for methods, _ in self.carriers().values() for name, _ in methods)
 
     def _called(self, path: str) -> FrozenSet[str]:
         """The names a file calls (`name(`), once per index."""
@@ -681,12 +700,12 @@ class ProjectIndex:
             self._calls[path] = frozenset(_CALLED.findall(text)) if text is not None else frozenset()
         return self._calls[path]
 
-    def _spelling_callable_classes(self) -> List[Tuple[str, FrozenSet[str]]]:
-        """The files whose text spells one of `_callable_classes`, with the words of their import lines (once
-        per index)."""
+    def _spelling_carrier_classes(self) -> List[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
+        """The files whose text spells one of `_carrier_classes`, with the words of their import lines and the
+        classes they spell (once per index)."""
         if self._spelling is None:
             self._spelling = []
-            classes = self._callable_classes()
+            classes = self._carrier_classes()
             if classes:
                 for path in self.files:
                     entry = self._spelling_entry(path, classes)
@@ -694,15 +713,16 @@ class ProjectIndex:
                         self._spelling.append(entry)
         return self._spelling
 
-    def _spelling_entry(self, path: str, classes: FrozenSet[str]) -> Optional[Tuple[str, FrozenSet[str]]]:
+    def _spelling_entry(self, path: str, classes: FrozenSet[str]
+                        ) -> Optional[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
         if not classes:
             return None
-        if self._spelling_words is None or self._spelling_words[0] != classes:
-            self._spelling_words = (classes, re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, classes))) + r")\b"))
         text = read_text(path)
-        if text is not None and any(name in text for name in classes) and self._spelling_words[1].search(text):
-            return path, import_words(text)
-        return None
+        if text is None:
+            return None
+        spelled = frozenset(name for name in classes
+                            if name in text and re.search(r"\b" + re.escape(name) + r"\b", text))
+        return (path, import_words(text), spelled) if spelled else None
 
     def callers(self, path: str, function: str) -> Optional[List[Tuple[str, CallSummary]]]:
         """The calls of the top-level function `function` of the file `path`, across the project: in that file,

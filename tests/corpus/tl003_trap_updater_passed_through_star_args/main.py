@@ -1,0 +1,11 @@
+import torch
+
+from engine import train_one_epoch
+from util.updater import GradUpdater
+
+
+def main(args):
+    model = build_model(args)
+    updater = GradUpdater(torch.optim.AdamW(model.parameters(), lr=args.lr))
+    rest = (updater, args.accum)
+    train_one_epoch(model, build_loader(args), *rest)
