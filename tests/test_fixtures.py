@@ -94,16 +94,27 @@ def torchlint(*args, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def lint_json(path: Path, cwd: Path) -> list:
-    proc = torchlint("--output-format", "json", path, cwd=cwd)
+def lint_json(*paths: Path, cwd: Path) -> list:
+    proc = torchlint("--output-format", "json", *paths, cwd=cwd)
     assert proc.returncode in (0, 1), f"torchlint exited {proc.returncode}:\n{proc.stderr}"
     return json.loads(proc.stdout)
 
 
 @functools.lru_cache(maxsize=None)
+def findings_by_file() -> dict:
+    """Fixture file (as named, relative to fixtures/) -> torchlint's JSON findings in it: one run over every
+    buggy and reference script, as `torchlint fixtures/` or pre-commit would lint them (once per session; a
+    file's findings never depend on the other files named with it)."""
+    named = [str(path.relative_to(FIXTURES)) for path in (*BUGGY, *REFERENCES)]
+    found: dict = {name: [] for name in named}
+    for finding in lint_json(*named, cwd=FIXTURES):
+        found[finding["path"]].append(finding)
+    return found
+
+
 def findings_of(path: Path) -> tuple:
-    """torchlint's JSON findings for a fixture file (linted once per session)."""
-    return tuple(lint_json(path, cwd=FIXTURES))
+    """torchlint's JSON findings for a fixture file."""
+    return tuple(findings_by_file()[str(path.relative_to(FIXTURES))])
 
 
 @functools.lru_cache(maxsize=None)
