@@ -21,13 +21,16 @@ rule (no fix, e.g. TL011), that no fix is offered and `--fix` changes nothing.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,6 +39,7 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 BUGGY = sorted(FIXTURES.glob("TL*/buggy*.py"))
 REFERENCES = sorted(FIXTURES.glob("TL*/reference.py"))
+SCRIPT_SERVER = Path(__file__).resolve().parent / "script_server.py"
 
 TIMEOUT_S = 120
 WORKERS = max(2, os.cpu_count() or 1)  # scripts run this many at a time (most of each is importing torch)
@@ -90,16 +94,27 @@ def torchlint(*args, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def lint_json(path: Path, cwd: Path) -> list:
-    proc = torchlint("--output-format", "json", path, cwd=cwd)
+def lint_json(*paths: Path, cwd: Path) -> list:
+    proc = torchlint("--output-format", "json", *paths, cwd=cwd)
     assert proc.returncode in (0, 1), f"torchlint exited {proc.returncode}:\n{proc.stderr}"
     return json.loads(proc.stdout)
 
 
 @functools.lru_cache(maxsize=None)
+def findings_by_file() -> dict:
+    """Fixture file (as named, relative to fixtures/) -> torchlint's JSON findings in it: one run over every
+    buggy and reference script, as `torchlint fixtures/` or pre-commit would lint them (once per session; a
+    file's findings never depend on the other files named with it)."""
+    named = [str(path.relative_to(FIXTURES)) for path in (*BUGGY, *REFERENCES)]
+    found: dict = {name: [] for name in named}
+    for finding in lint_json(*named, cwd=FIXTURES):
+        found[finding["path"]].append(finding)
+    return found
+
+
 def findings_of(path: Path) -> tuple:
-    """torchlint's JSON findings for a fixture file (linted once per session)."""
-    return tuple(lint_json(path, cwd=FIXTURES))
+    """torchlint's JSON findings for a fixture file."""
+    return tuple(findings_by_file()[str(path.relative_to(FIXTURES))])
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,10 +127,51 @@ def rule_is_fixable(code: str) -> bool:
 
 
 def run_script(path: Path, device: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(path), "--device", device],
-        cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S,
-    )
+    """`python PATH --device DEVICE`, run in `cwd`: forked from a server that has imported torch already
+    (tests/script_server.py), where processes fork; else a fresh interpreter."""
+    args = [str(path), "--device", device]
+    if not hasattr(os, "fork"):
+        return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    server = _SERVERS.get()
+    try:
+        server.stdin.write(json.dumps({"path": str(path), "args": args[1:], "cwd": str(cwd), "timeout": TIMEOUT_S})
+                           + "\n")
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+    finally:
+        _SERVERS.put(server)
+    return subprocess.CompletedProcess([sys.executable, *args], answer["returncode"], answer["stdout"],
+                                       answer["stderr"])
+
+
+class _Servers:
+    """WORKERS script servers, started when first asked for, each serving one run at a time."""
+
+    def __init__(self) -> None:
+        self.free: "queue.Queue[subprocess.Popen]" = queue.Queue()
+        self.started: list = []
+        self.lock = threading.Lock()
+
+    def get(self) -> subprocess.Popen:
+        with self.lock:
+            if len(self.started) < WORKERS and self.free.empty():
+                server = subprocess.Popen([sys.executable, str(SCRIPT_SERVER)], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True)
+                self.started.append(server)
+                return server
+        return self.free.get()
+
+    def put(self, server: subprocess.Popen) -> None:
+        self.free.put(server)
+
+    def close(self) -> None:
+        for server in self.started:
+            server.stdin.close()
+            server.wait(timeout=TIMEOUT_S)
+
+
+_SERVERS = _Servers()
+atexit.register(_SERVERS.close)
 
 
 def result_of(proc: subprocess.CompletedProcess, what: str) -> dict:

@@ -382,6 +382,9 @@ def may_hold_training_loop(text: str) -> bool:
 
 
 _BACKWARD_METHODS = frozenset({"backward", "manual_backward", "grad"})
+# `backward`, then what may stand between a callee and its `(`: blanks, line continuations, comments. The text
+# of every call of `backward` or `manual_backward` (or `_backward`: a superset) matches.
+_BACKWARD_CALLED = re.compile(r"backward(?:\s|\\|#[^\n]*)*\(")
 _LOOP_WORDS = re.compile(r"backward\b|\bgrad\b")
 _STATEMENT_BLOCKS = ("body", "orelse", "finalbody")
 
@@ -455,15 +458,23 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     helpers = _backward_helpers(functions, names, lines) if len(found) < len(loops) else set()
     if helpers:  # a loop that calls a function of the file that runs a backward (`training.calls`)
         chosen = {id(loop) for loop in found}
-        found += [loop for loop in loops if id(loop) not in chosen and any(
+        found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, helpers) and any(
             isinstance(node, ast.Call) and _called_name(node) in helpers for node in ast.walk(loop))]
     entries = _project_entries(text, path, tree) if len(found) < len(loops) else set()
     if entries:  # a loop that calls into another file of the project that runs a backward
         chosen = {id(loop) for loop in found}
-        found += [loop for loop in loops if id(loop) not in chosen and any(
+        found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
             isinstance(node, ast.Call) and not _callee_parts(node.func).isdisjoint(entries)
             for node in ast.walk(loop))]
     return found + updates
+
+
+def _spells_one_of(lines: List[str], statement: ast.stmt, names: Set[str]) -> bool:
+    """Whether the lines of `statement` may hold one of `names` (as part of a word, even): a call of a name or of
+    an attribute so named is written there, so a statement whose text has none of them is not walked. Text with
+    other than ASCII always may: Python reads `ｓtep` as `step`."""
+    text = "\n".join(lines[statement.lineno - 1:statement.end_lineno])
+    return not text.isascii() or any(name in text for name in names)
 
 
 def _callee_parts(func: ast.expr) -> Set[str]:
@@ -514,7 +525,11 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
     has the word are walked."""
     texts = {id(function): "\n".join(lines[function.lineno - 1:function.end_lineno]) for function in functions}
     backward = names - {"grad"}
-    helpers = {function.name for function in functions if "backward" in texts[id(function)]
+    def spelled(text: str) -> bool:
+        if backward == {"backward"} and text.isascii():
+            return _BACKWARD_CALLED.search(text) is not None
+        return "backward" in text
+    helpers = {function.name for function in functions if spelled(texts[id(function)])
                and any(isinstance(node, ast.Call) and _may_be_backward(node, backward)
                        and _called_name(node) != "grad" for node in ast.walk(function))}
     if helpers:

@@ -49,6 +49,7 @@ parsed whole.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import Iterable, List, Optional, Set, Tuple
 
@@ -124,7 +125,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 whole.add(id(method))
                 known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
                 grown = True
-    used = _users_of(tree, whole, {function.name for function in holders if _top_level(function, tree)})
+    used = _users_of(tree, whole, {function.name for function in holders if _top_level(function, tree)}, lines=lines)
     for statement in used:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
@@ -177,7 +178,10 @@ def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
     """(last part of each name bound to a call of a plain name -> those names, class name -> its definitions)."""
     bound: dict = {}
     classes: dict = {}
-    for node in ast.walk(tree):
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:  # statements only: neither a class nor an assignment sits in an expression
+        node = pending.pop()
+        pending.extend(_children(node))
         if isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, []).append(node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
@@ -307,7 +311,14 @@ def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str]) -> Set[int
     return found
 
 
-def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int = 3) -> List[ast.stmt]:
+def _any_within(numbers: List[int], first: int, last: int) -> bool:
+    """Whether the sorted `numbers` hold one from `first` to `last`."""
+    at = bisect.bisect_left(numbers, first)
+    return at < len(numbers) and numbers[at] <= last
+
+
+def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int = 3,
+              lines: Optional[List[str]] = None) -> List[ast.stmt]:
     """The statements that name one of the top-level `functions` (a call, `wrap(train)(accum=4)`, `mp.spawn(train)`),
     as the innermost function holding each (kept whole: its parameters, decorators and bindings are where the values
     it passes come from), or the statement itself outside any function; then those that name these functions in
@@ -315,6 +326,10 @@ def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int
     found: List[ast.stmt] = []
     seen: Set[int] = set(whole)
     for _ in range(depth):
+        # the lines that may name one of them (non-ASCII ones too: `ｔrain` is `train` to Python): a statement
+        # whose lines hold none is not walked
+        naming = [number for number, line in enumerate(lines, 1)
+                  if not line.isascii() or any(name in line for name in functions)] if lines is not None else None
         users: List[ast.stmt] = []
         pending: List[Tuple[ast.stmt, Optional[ast.stmt]]] = [(statement, None) for statement in tree.body]
         while pending:
@@ -322,7 +337,8 @@ def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int
             if id(statement) in whole:
                 continue
             inside = statement if isinstance(statement, _FUNCTIONS) else function
-            if any(isinstance(node, ast.Name) and node.id in functions for node in _own_parts(statement)):
+            if (naming is None or _any_within(naming, first_line(statement), statement.end_lineno)) and any(
+                    isinstance(node, ast.Name) and node.id in functions for node in _own_parts(statement)):
                 user = function if function is not None and not isinstance(statement, _FUNCTIONS) else statement
                 if id(user) not in seen:
                     seen.add(id(user))

@@ -531,10 +531,22 @@ def _headers(text: str) -> List[Tuple[int, int, str, str]]:
 
 @functools.lru_cache(maxsize=4096)
 def _carriers(path: str, size: int, mtime_ns: int) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
+    if mtime_ns >= 0 and not _bytes_spell_backward(path):
+        return frozenset(), frozenset()  # most files of a project: a read and a search, nothing decoded or kept
     text = _read(path, size, mtime_ns)
     if text is None or "backward" not in text or not _BACKWARD.search(text):
         return frozenset(), frozenset()
     return carriers_in(text)
+
+
+def _bytes_spell_backward(path: str) -> bool:
+    """Whether the file's bytes spell `backward`: so does its text, decoded (ASCII bytes are never part of
+    another character in UTF-8, and what does not decode becomes U+FFFD)."""
+    try:
+        with open(path, "rb") as stream:
+            return b"backward" in stream.read()
+    except OSError:
+        return False
 
 
 def module_stem(path: str) -> str:
@@ -974,6 +986,20 @@ def top_level_functions(text: str) -> Set[str]:
     return found
 
 
+def spells_word(text: str, word: str) -> bool:
+    """Whether `text` spells the identifier `word` as a whole word (as `\\bword\\b` would find it), by string
+    searches: a regular expression that starts with `\\b` scans the text at every position, many times slower."""
+    at = text.find(word)
+    end = len(word)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + end] if at + end < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
 def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
     """The words of `text` through which a loop may call into a carrier of the project: the carriers' names it
     spells, of the files its import lines name (`from util.misc import NativeScalerWithGradNormCount`), and
@@ -984,7 +1010,7 @@ def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
     imported = import_words(text)
     found: Set[str] = set()
     for stem in imported & by_stem.keys():
-        found |= {name for name in by_stem[stem] if name in text and re.search(r"\b" + re.escape(name) + r"\b", text)}
+        found |= {name for name in by_stem[stem] if spells_word(text, name)}
     return frozenset(found | set(index.handoffs(path, text)))
 
 
