@@ -248,6 +248,9 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
     if depth > _MAX_DEPTH:
         return None
     names = context.names
+    if slot and isinstance(node, (cst.Tuple, cst.List, cst.BinaryOperation)):  # `(loss,) + outputs`
+        part = returned_part(node, slot)
+        return None if part is None else _token_mean(context, loop, part, at, depth + 1)
     if isinstance(node, cst.Subscript):
         index = _index(node)
         return None if index is None else _token_mean(context, loop, node.value, at, depth + 1, (index,) + slot)
@@ -308,8 +311,7 @@ def _returned_token_mean(forwards: List[Forward], slot: Tuple[int, ...], depth: 
         if not returns:
             return None
         for value, node in returns:
-            part = returned_part(value, slot)
-            how = _token_mean(forward, forward, part, node, depth + 1) if part is not None else None
+            how = _token_mean(forward, forward, value, node, depth + 1, slot)
             if how is None:
                 return None
             found.append(f"{how} in {forward.where}")
