@@ -1160,7 +1160,8 @@ class TrainingLoop:
         gives the states of the names read at a node of the iteration."""
         if "." in name or self.function is None or self.flow.entering(self.iteration.region, name) \
                 or not any(d.name == name for d in self.flow.graph.definitions) \
-                or any(isinstance(part, (cst.Global, cst.Nonlocal)) for part in preorder(self.function)):
+                or self._remember(("declares outer names",), lambda: any(
+                    isinstance(part, (cst.Global, cst.Nonlocal)) for part in preorder(self.function))):
             return self.graph_before_loop(name)
         states = []
         for definition in self.iteration.carried_out(name):
@@ -1169,7 +1170,8 @@ class TrainingLoop:
                     or (definition.kind == "target" and definition.syntax is self.node):
                 states.append(graph.NO)
             elif definition.kind == "assign" and not definition.unpacked and definition.value is not None:
-                states.append(graph.graph_state(definition.value, self.names, at(definition.node), inherited=True))
+                # its own graph, not only one it inherits: a forward of the earlier iteration made it
+                states.append(graph.graph_state(definition.value, self.names, at(definition.node)))
             else:
                 states.append(graph.UNKNOWN)
         return graph.combine(states) if states else graph.UNKNOWN
