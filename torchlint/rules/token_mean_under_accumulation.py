@@ -255,7 +255,7 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         index = _index(node)
         return None if index is None else _token_mean(context, loop, node.value, at, depth + 1, (index,) + slot)
     if isinstance(node, cst.Call):
-        forwards = model_forwards(node, names, loop.functions)
+        forwards = model_forwards(node, names, loop.functions, loop.function)
         if forwards is not None:
             return _returned_token_mean(forwards, slot, depth)
         if slot:

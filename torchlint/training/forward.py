@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow.dataflow import PrunedFlow
+from torchlint.flow.scopes import parameter_names as _parameters
 from torchlint.names import Binding, ModuleNames, dotted_name, positional, slot_of
 from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
 
@@ -69,11 +70,16 @@ def os_path_name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Functions"]) -> Optional[List[Forward]]:
-    """The `forward` of every class the object `call` calls may be built from, each read on the paths `call`
-    takes; None when one of them is unknown."""
+def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Functions"],
+                   where: Optional[cst.FunctionDef] = None) -> Optional[List[Forward]]:
+    """The `forward` of every class the object `call` (made in function `where`) calls may be built from, each
+    read on the paths `call` takes; None when one of them is unknown. The object is what the file binds to its
+    name; a parameter of `where` only when every call of `where` in the file passes that very name
+    (`train(args, loader, model)`)."""
     name = dotted_name(call.func)
     if name is None or functions is None or names.callee(call) is not None:
+        return None
+    if where is not None and name in _parameters(where.params) and not _passed_as_itself(where, name, functions):
         return None
     classes = _built_classes(names, name, 0, set())
     if not classes:
@@ -85,6 +91,17 @@ def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Func
             return None
         forwards += [f for f in forward if all(f.function is not known.function for known in forwards)]
     return forwards
+
+
+def _passed_as_itself(function: cst.FunctionDef, parameter: str, functions: "Functions") -> bool:
+    passings = functions.passings(function)
+    if not passings:
+        return False
+    for passing in passings:
+        value, _ = passing.argument(function, parameter)
+        if value is None or dotted_name(value) != parameter:
+            return False
+    return True
 
 
 def returned_part(value: cst.BaseExpression, slot: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
