@@ -15,7 +15,12 @@ that varies from one micro-batch to the next:
   `...LMHeadModel`, `...ForSeq2SeqLM`, `...ForMaskedLM`,
   `...ForConditionalGeneration`) in a file that pads or masks its labels with a
   data collator (`DataCollatorForSeq2Seq`, `DataCollatorForLanguageModeling`,
-  `DataCollatorForTokenClassification`, `DataCollatorForCompletionOnlyLM`).
+  `DataCollatorForTokenClassification`, `DataCollatorForCompletionOnlyLM`);
+- any of those returned by the `forward` of the loop's model, a class of the
+  project (in the file or another one, or every class of a table such as
+  `MODEL_CLASSES[args.model_type]`), read on the paths the call takes:
+  `loss = model(ids, mask, labels)`, `outputs[0]`, `loss, logits = model(...)`
+  of a `forward` that computes its loss when given labels.
 
 The finding is on the division: that is the line to change.
 
@@ -71,7 +76,9 @@ fixed `buf`: every micro-batch holds the same number of tokens, whatever
 token count rather than by `N`, gradients divided by the window's token count
 before the step (token-count normalisation, which TL003 checks), and a
 framework that divides by `N` itself (TL013 reports a division by hand there).
-A mean loss that is not divided at all is TL003's.
+A model whose class is not shown (a library's, or one of several classes of
+which one returns no token mean) is not flagged. A mean loss that is not
+divided at all is TL003's.
 
 ## Fix safety
 
