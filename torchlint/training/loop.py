@@ -1198,7 +1198,15 @@ class TrainingLoop:
         if at is None:
             return graph.UNKNOWN
         found = self.graph_nodes(passed, at)
-        return graph.NO if not found.nodes and found.shown else graph.UNKNOWN
+        if found.nodes or not found.shown:
+            return graph.UNKNOWN
+        # `for out in outputs: self.fit_head(out, y)` with `outputs` computed before the loop: the loop's target
+        # holds a graph the next call goes through again (what `_graph_from_before` of TL005 reads in the loop)
+        for name in self.flow_names(passed, at, graph.value_names):
+            if all(d.kind == "start" for d in self.iteration.reaching(at, name)) \
+                    and self.graph_before_loop(name) == graph.YES:
+                return graph.UNKNOWN
+        return graph.NO
 
     def _call_node(self, call: cst.Call) -> Optional[int]:
         """The control-flow node of the iteration that makes `call`."""
