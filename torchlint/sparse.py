@@ -64,6 +64,7 @@ _CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ATTRIBUTE_WRITES = re.compile(r"\bself\.\w+\s*[-+*/%]=|\bsetattr\(|__dict__")
+_LOADERS = frozenset({"from_pretrained", "from_config"})  # `Ner.from_pretrained(path)` builds a `Ner`
 
 
 def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
@@ -175,7 +176,8 @@ def _builds_module(function: ast.stmt) -> bool:
 
 
 def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
-    """(last part of each name bound to a call of a plain name -> those names, class name -> its definitions)."""
+    """(last part of each name bound to a call of a plain name -> those names, class name -> its definitions).
+    A class's loader counts as a call of it: `model = Ner.from_pretrained(path)` (training.forward)."""
     bound: dict = {}
     classes: dict = {}
     pending: List[ast.stmt] = list(tree.body)
@@ -184,12 +186,16 @@ def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
         pending.extend(_children(node))
         if isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, []).append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Name):
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Attribute) and func.attr in _LOADERS:
+                func = func.value
+            if not isinstance(func, ast.Name):
+                continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for part in _last_parts(target):
-                    bound.setdefault(part, set()).add(node.value.func.id)
+                    bound.setdefault(part, set()).add(func.id)
     return bound, classes
 
 

@@ -121,6 +121,11 @@ class FunctionFlow:
         bits = self._incoming.get(node, 0) & self.masks.get(name, 0)
         return [self.graph.definitions[index] for index in _bits(bits) if self.graph.definitions[index].name == name]
 
+    def pruned(self, blocked: FrozenSet[int]) -> "PrunedFlow":
+        """The function when the branches headed by the assume nodes `blocked` are never taken (`if labels is
+        None:` for a call that passes labels): what reaches each node on the other paths."""
+        return PrunedFlow(self, blocked)
+
     def replaces(self, name: str) -> bool:
         """Every call that returns replaces `name`: on each path from the entry to a `return` or the end,
         an assignment gives it a value not computed from the one it had on entry (`self.model =
@@ -218,6 +223,27 @@ class FunctionFlow:
         if iteration is None:
             iteration = self._iterations[region.head] = Iteration(self, region)
         return iteration
+
+
+class PrunedFlow:
+    """Reaching definitions over the paths of a function that avoid some assume nodes (`FunctionFlow.pruned`);
+    a node those paths do not reach (a `return` in a branch not taken) reaches nothing."""
+
+    def __init__(self, flow: FunctionFlow, blocked: FrozenSet[int]) -> None:
+        self.flow = flow
+        graph = flow.graph
+
+        def allowed(source: int, target: int) -> bool:
+            return target not in blocked
+
+        order = _reverse_postorder(graph.nodes, graph.entry, allowed)
+        self.reachable: FrozenSet[int] = frozenset(order)
+        self._incoming = _solve(graph.nodes, order, {}, flow._gen, flow._kill, allowed)
+
+    def reaching(self, node: int, name: str) -> List[Definition]:
+        bits = self._incoming.get(node, 0) & self.flow.masks.get(name, 0)
+        definitions = self.flow.graph.definitions
+        return [definitions[index] for index in _bits(bits) if definitions[index].name == name]
 
 
 class Iteration:

@@ -11,7 +11,8 @@ new ones: a GAN's generator step that runs `D(G(z))` again, an actor loss
 from the actor's own forward after the critic's loss). The same holds for a
 function the loop calls once per iteration (an agent's `update()`): its last
 retained backward, when the graph is made in that call and never leaves
-it, is reported there. It is an **error** when the retained tensor
+it, is reported there (what the loop passes it counts as made in that call
+when it carries no graph: the loop's own batch). It is an **error** when the retained tensor
 carries its graph into the next iteration (the graph then grows every
 iteration), and a **warning** otherwise. A retained loss *accumulator* is
 left to TL001, and model state fed back as input to TL012.

@@ -15,7 +15,12 @@ that varies from one micro-batch to the next:
   `...LMHeadModel`, `...ForSeq2SeqLM`, `...ForMaskedLM`,
   `...ForConditionalGeneration`) in a file that pads or masks its labels with a
   data collator (`DataCollatorForSeq2Seq`, `DataCollatorForLanguageModeling`,
-  `DataCollatorForTokenClassification`, `DataCollatorForCompletionOnlyLM`).
+  `DataCollatorForTokenClassification`, `DataCollatorForCompletionOnlyLM`);
+- any of those returned by the `forward` of the loop's model, a class of the
+  project (in the file or another one, or every class of a table such as
+  `MODEL_CLASSES[args.model_type]`), read on the paths the call takes:
+  `loss = model(ids, mask, labels)`, `outputs[0]`, `loss, logits = model(...)`
+  of a `forward` that computes its loss when given labels.
 
 The finding is on the division: that is the line to change.
 
@@ -71,7 +76,9 @@ fixed `buf`: every micro-batch holds the same number of tokens, whatever
 token count rather than by `N`, gradients divided by the window's token count
 before the step (token-count normalisation, which TL003 checks), and a
 framework that divides by `N` itself (TL013 reports a division by hand there).
-A mean loss that is not divided at all is TL003's.
+A model whose class is not shown (a library's, or one of several classes of
+which one returns no token mean) is not flagged. A mean loss that is not
+divided at all is TL003's.
 
 ## Fix safety
 
@@ -83,7 +90,7 @@ divide by.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -92,6 +99,7 @@ from torchlint.model import ERROR
 from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
+from torchlint.training.forward import Forward, model_forwards, returned_part
 from torchlint.training.frameworks import backward_scaling
 from torchlint.training.origin import Division, reduction
 from torchlint.training.tokens import fixed_token_count
@@ -238,15 +246,32 @@ for step, batch in enumerate(loader):
 
 
 def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpression, at: int,
-                depth: int = 0) -> Optional[str]:
+                depth: int = 0, slot: Tuple[int, ...] = ()) -> Optional[str]:
     """How `node` is a mean over a varying number of tokens, quoted for the message; None when the
-    code does not show it. A name must be one on every path that reaches `at`."""
+    code does not show it. A name must be one on every path that reaches `at`. `slot`: the element of
+    `node`'s value that is read (`outputs[0]`, `loss, logits = model(...)`).
+
+    `context` and `loop` may also be a `Forward`: the `forward` of a model the loop calls, read there."""
     if depth > _MAX_DEPTH:
         return None
     names = context.names
+    if slot and isinstance(node, (cst.Tuple, cst.List, cst.BinaryOperation)):  # `(loss,) + outputs`
+        part = returned_part(node, slot)
+        return None if part is None else _token_mean(context, loop, part, at, depth + 1)
+    if isinstance(node, cst.Subscript):
+        index = _index(node)
+        return None if index is None else _token_mean(context, loop, node.value, at, depth + 1, (index,) + slot)
     if isinstance(node, cst.Call):
+        forwards = model_forwards(node, names, loop.functions, loop.function)
+        if forwards is not None:
+            return _returned_token_mean(forwards, slot, depth)
+        if slot:
+            return None
         func = node.func
         if isinstance(func, cst.Attribute):
+            if func.attr.value == "mean" and not node.args and not _masked(func.value, names):
+                # `loss.mean()` of the losses `DataParallel` gathers: a mean of the replicas' token means
+                return _token_mean(context, loop, func.value, at, depth + 1)
             if func.attr.value in _PASSING:
                 return _token_mean(context, loop, func.value, at, depth + 1)
             if func.attr.value == "mean" and _masked(func.value, names):
@@ -256,11 +281,11 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
             return None
         # Targets cut at a fixed length from one packed stream: as many tokens in every micro-batch.
         return None if fixed_token_count(loop, positional(node, 1) or keyword(node, "target"), at) else how
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and not slot:
         if _summed(node.left, names) and _mask_count(loop, node.right, at, depth):
             return f"`{context.code(node)}`"
         return None
-    if isinstance(node, cst.Attribute) and node.attr.value == "loss":
+    if isinstance(node, cst.Attribute) and node.attr.value == "loss" and not slot:
         model = _language_model(loop, node.value, at, names)
         if model is not None and any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
             return f"`{context.code(node)}` of `{model}`, on labels a collator pads"
@@ -271,13 +296,41 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
     definitions = loop.reaching(name, at)
     found = []
     for definition in definitions:
-        if definition.kind != "assign" or definition.unpacked or definition.value is None:
+        if definition.kind != "assign" or definition.value is None:
             return None
-        how = _token_mean(context, loop, definition.value, definition.node, depth + 1)
+        part = slot
+        if definition.unpacked:
+            if not isinstance(definition.value, cst.Call) or not definition.position:
+                return None
+            part = tuple(definition.position) + slot
+        how = _token_mean(context, loop, definition.value, definition.node, depth + 1, part)
         if how is None:
             return None
         found.append(how)
     return found[0] if found else None
+
+
+def _returned_token_mean(forwards: List[Forward], slot: Tuple[int, ...], depth: int) -> Optional[str]:
+    """What each `forward` returns (the `slot` element of it) is a token mean on every path the call takes."""
+    found = []
+    for forward in forwards:
+        returns = forward.returns()
+        if not returns:
+            return None
+        for value, node in returns:
+            how = _token_mean(forward, forward, value, node, depth + 1, slot)
+            if how is None:
+                return None
+            found.append(f"{how} in {forward.where}")
+    return found[0] if found else None
+
+
+def _index(node: cst.Subscript) -> Optional[int]:
+    """`k` of `outputs[k]`, a whole number."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    return int(value.value) if isinstance(value, cst.Integer) and value.value.isdigit() else None
 
 
 def _ignoring_criterion(context: FileContext, call: cst.Call, names: ModuleNames) -> Optional[str]:
@@ -311,6 +364,8 @@ def _over_sequences(loop: TrainingLoop, call: cst.Call, at: int) -> bool:
 
 
 def _flattened(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int = 0) -> bool:
+    if isinstance(node, cst.Subscript):  # the active tokens of a flattened batch: `logits.view(-1, n)[active]`
+        return _flattened(loop, node.value, at, depth + 1)
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         return node.func.attr.value in _FLATTENING
     name = dotted_name(node)

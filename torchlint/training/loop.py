@@ -1053,7 +1053,7 @@ class TrainingLoop:
             else:
                 for definition in self.iteration.reaching(node, name):
                     if definition.kind == "start":
-                        before = self.graph_before_loop(name)
+                        before = self._graph_at_iteration_start(name, at)
                         if before != graph.NO and not culprits:
                             culprits.append(name)
                         states.append(before)
@@ -1136,7 +1136,10 @@ class TrainingLoop:
         def before(name: str, definition: Optional[Definition]) -> str:
             if definition is None:
                 return self._graph_bound_elsewhere(name)
-            return self._parameter_graph(name, via.function) if definition.kind == "parameter" else graph.UNKNOWN
+            if definition.kind != "parameter":
+                return graph.UNKNOWN
+            state = self._parameter_graph(name, via.function)
+            return state if state == graph.NO else self._passed_graph(via, name)
 
         bound = self._remember(("bound in", id(via.function)), lambda: nodes.bound_names(via.function.body))
         region = Region(via.flow.reaching, before, self.names, lambda name: name in called or self.holds_module(name),
@@ -1149,6 +1152,30 @@ class TrainingLoop:
     def _filled_in_place(self) -> FrozenSet[str]:
         return self._remember(("filled in place",), lambda: nodes.filled_in_place(self.node))
 
+    def _graph_at_iteration_start(self, name: str, at: Callable[[int], Callable[[str], str]]) -> str:
+        """The graph state of the value `name` holds when an iteration starts: the one it has before the loop
+        (`graph_before_loop`), or, for a local of the loop's function that nothing before the loop binds
+        (`ref`, assigned only under `if multispeaker:` in the body), the one an earlier iteration left (there
+        is none on the first): what the body assigns it, NO when computed under `torch.no_grad()`. `at(node)`
+        gives the states of the names read at a node of the iteration."""
+        if "." in name or self.function is None or self.flow.entering(self.iteration.region, name) \
+                or not any(d.name == name for d in self.flow.graph.definitions) \
+                or self._remember(("declares outer names",), lambda: any(
+                    isinstance(part, (cst.Global, cst.Nonlocal)) for part in preorder(self.function))):
+            return self.graph_before_loop(name)
+        states = []
+        for definition in self.iteration.carried_out(name):
+            if _grad_off(self.flow.graph.nodes[definition.node].contexts, self.names) \
+                    or graph.cuts(definition, self.names) \
+                    or (definition.kind == "target" and definition.syntax is self.node):
+                states.append(graph.NO)
+            elif definition.kind == "assign" and not definition.unpacked and definition.value is not None:
+                # its own graph, not only one it inherits: a forward of the earlier iteration made it
+                states.append(graph.graph_state(definition.value, self.names, at(definition.node)))
+            else:
+                states.append(graph.UNKNOWN)
+        return graph.combine(states) if states else graph.UNKNOWN
+
     def _graph_bound_elsewhere(self, name: str) -> str:
         """A name this function does not bind (`self.target`, a global): what the file binds to it, when
         those values show their state by themselves (`self.weight = 1e-4`, not `self.target = target`)."""
@@ -1156,6 +1183,40 @@ class TrainingLoop:
         if not values:
             return graph.UNKNOWN
         return graph.combine(graph.graph_state(value, self.names, lambda other: graph.UNKNOWN) for value in values)
+
+    def _passed_graph(self, via: Via, parameter: str) -> str:
+        """The graph state of what the loop's call passes for a parameter of the function it runs: NO for a name
+        of the iteration that carries no graph, as far as the code shows (the loop's own batch, `batch` of
+        `for batch in batches:` handed to `self.process_batch(batch)`, or a value computed from it outside any
+        forward); UNKNOWN otherwise."""
+        if not via.direct or via.elsewhere is not None:
+            return graph.UNKNOWN
+        passed = argument_for(via.call, via.function, parameter, bound=True if via.bound else None)
+        if passed is None or dotted_name(passed) is None:
+            return graph.UNKNOWN
+        at = self._call_node(via.call)
+        if at is None:
+            return graph.UNKNOWN
+        found = self.graph_nodes(passed, at)
+        if found.nodes or not found.shown:
+            return graph.UNKNOWN
+        # `for out in outputs: self.fit_head(out, y)` with `outputs` computed before the loop: the loop's target
+        # holds a graph the next call goes through again (what `_graph_from_before` of TL005 reads in the loop)
+        for name in self.flow_names(passed, at, graph.value_names):
+            if all(d.kind == "start" for d in self.iteration.reaching(at, name)) \
+                    and self.graph_before_loop(name) == graph.YES:
+                return graph.UNKNOWN
+        return graph.NO
+
+    def _call_node(self, call: cst.Call) -> Optional[int]:
+        """The control-flow node of the iteration that makes `call`."""
+        def compute() -> Optional[int]:
+            for index in sorted(self.iteration.region.body):
+                node = self.flow.graph.nodes[index]
+                if any(part is call for expression in node.expressions for part in preorder(expression)):
+                    return index
+            return None
+        return self._remember(("call node", id(call)), compute)
 
     def _parameter_graph(self, name: str, function: Optional[cst.FunctionDef] = None) -> str:
         """`self`, and a hyperparameter with a literal default (`beta=0.9`, `device="cpu"`), carry no

@@ -77,7 +77,10 @@ def fixed_token_count(loop: "TrainingLoop", targets: Optional[cst.BaseExpression
     tokens on every micro-batch: cut at a fixed length from one packed stream. False when unknown."""
     if targets is None or loop.names is None:
         return False
-    scope = _Scope(loop.flow, loop.flow.graph.owner, frozenset(loop.iteration.region.body), True)
+    if loop.iteration is None:  # a function the loop calls (a model's `forward`): its own body only
+        scope = _Scope(loop.flow, loop.flow.graph.owner)
+    else:
+        scope = _Scope(loop.flow, loop.flow.graph.owner, frozenset(loop.iteration.region.body), True)
     return _Cuts(loop.names, loop.functions).fixed(targets, scope, at, True, 0)
 
 

@@ -1,0 +1,243 @@
+"""The `forward` a model call runs, and what it returns on the paths that call takes.
+
+`loss = model(input_ids, mask, labels)` in a loop runs the `forward` of the class `model` was built from:
+`Ner.from_pretrained(path)` of a class of the file, `BertForNer(config)` of a class imported from another
+file of the project, or `model_class.from_pretrained(path)` where `model_class` comes out of a table of
+classes (`MODEL_CLASSES[args.model_type]`, every class the table holds). Every binding of the name in the
+file must lead to such a class (copies and wrappings, `DataParallel(model)`, `model.to(device)`,
+`model, opt = amp.initialize(model, opt)`, lead back to the name's other bindings); one that does not, or a
+class whose `forward` is not in the project (a library's model), leaves the call unknown.
+
+A `forward` that returns its loss only when given labels (`if labels is not None: ... return loss`,
+`else: return logits`) is read on the paths the call takes: a parameter the call passes a value other than
+`None` for (and that the function never assigns) is not `None`, so the branches that test it for `None`
+are not taken, and the values assigned there do not reach a `return`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+
+from torchlint.flow.dataflow import PrunedFlow
+from torchlint.flow.scopes import parameter_names as _parameters
+from torchlint.names import Binding, ModuleNames, dotted_name, positional, slot_of
+from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
+
+if TYPE_CHECKING:
+    from torchlint.flow import FunctionFlow
+    from torchlint.training.calls import Functions
+
+_LOADERS = frozenset({"from_pretrained", "from_config"})  # `Ner.from_pretrained(path)` builds a `Ner`
+_HANDING_BACK = frozenset({"prepare", "initialize"})  # `model, opt = amp.initialize(model, opt)`
+_DEPTH = 6
+_CODE = cst.Module(body=[])
+
+
+@dataclass(frozen=True)
+class Forward:
+    """The `forward` of one class a model call may run, read on the paths the call takes: the questions a
+    loop answers about its body (`reaching`, `names`, `functions`, `flow`), asked of that function."""
+
+    function: cst.FunctionDef
+    class_name: str
+    functions: "Functions"
+    names: ModuleNames
+    flow: "FunctionFlow"
+    paths: PrunedFlow
+    path: Optional[str] = None  # another file of the project; None for the loop's file
+    iteration = None  # no loop: a name keeps no value from one micro-batch to the next
+
+    def reaching(self, name: str, at: int):
+        return self.paths.reaching(at, name)
+
+    def returns(self) -> List[Tuple[cst.BaseExpression, int]]:
+        """The values the function returns on the paths the call takes."""
+        return [(value, node) for value, node in self.functions.returns(self.function) if node in self.paths.reachable]
+
+    def code(self, node: cst.CSTNode) -> str:
+        return _CODE.code_for_node(node)
+
+    @property
+    def where(self) -> str:
+        name = f"`{self.class_name}.forward`"
+        return f"{name} ({os_path_name(self.path)})" if self.path else name
+
+
+def os_path_name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Functions"],
+                   where: Optional[cst.FunctionDef] = None) -> Optional[List[Forward]]:
+    """The `forward` of every class the object `call` (made in function `where`) calls may be built from, each
+    read on the paths `call` takes; None when one of them is unknown. The object is what the file binds to its
+    name; a parameter of `where` only when every call of `where` in the file passes that very name
+    (`train(args, loader, model)`)."""
+    name = dotted_name(call.func)
+    if name is None or functions is None or names.callee(call) is not None:
+        return None
+    if where is not None and name in _parameters(where.params) and not _passed_as_itself(where, name, functions):
+        return None
+    classes = _built_classes(names, name, 0, set())
+    if not classes:
+        return None
+    forwards = []
+    for found in {id(c): c for c in classes}.values():
+        forward = _forward_of(found, names, functions, call)
+        if forward is None:
+            return None
+        forwards += [f for f in forward if all(f.function is not known.function for known in forwards)]
+    return forwards
+
+
+def _passed_as_itself(function: cst.FunctionDef, parameter: str, functions: "Functions") -> bool:
+    passings = functions.passings(function)
+    if not passings:
+        return False
+    for passing in passings:
+        value, _ = passing.argument(function, parameter)
+        if value is None or dotted_name(value) != parameter:
+            return False
+    return True
+
+
+def returned_part(value: cst.BaseExpression, slot: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
+    """`slot_of`, and the first elements of a tuple put in front of others: `(loss,) + outputs`."""
+    if slot and isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+            and isinstance(value.left, cst.Tuple) and slot[0] < len(value.left.elements):
+        return slot_of(value.left, slot)
+    return slot_of(value, slot)
+
+
+def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Optional[List[cst.BaseExpression]]:
+    """The class expressions every binding of `name` in the file builds it from (`Ner` for `model =
+    Ner.from_pretrained(path)`); None when a binding is something else."""
+    if depth > _DEPTH or name in seen:
+        return None
+    seen = seen | {name}
+    bindings = names.bindings.get(name, ())
+    if not bindings:
+        return None
+    found: List[cst.BaseExpression] = []
+    for binding in bindings:
+        again = _handed_back(binding)
+        if again == name:
+            continue  # `model = DataParallel(model)`: the same model
+        if again is not None:
+            inner = _built_classes(names, again, depth + 1, seen)
+            if inner is None:
+                return None
+            found += inner
+            continue
+        value = binding.value
+        if binding.index is not None:
+            value = slot_of(value, (binding.index,))
+        if not isinstance(value, cst.Call):
+            return None
+        built = value.func
+        if isinstance(built, cst.Attribute) and built.attr.value in _LOADERS:
+            built = built.value
+        found.append(built)
+    return found
+
+
+def _handed_back(binding: Binding) -> Optional[str]:
+    """The name a binding holds again: `model` in `DataParallel(model)`, `model.to(device)`, `model`, or the
+    `model` of `model, opt = amp.initialize(model, opt)`."""
+    value = binding.value
+    if binding.index is not None:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _HANDING_BACK:
+            passed = positional(value, binding.index)
+            return dotted_name(passed) if passed is not None else None
+        return None
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        return dotted_name(value)
+    if not isinstance(value, cst.Call):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
+        return dotted_name(func.value)
+    callee = dotted_name(func)
+    first = positional(value, 0)
+    if callee is None or first is None or callee.rsplit(".", 1)[-1] not in MODULE_WRAPPERS:
+        return None
+    return dotted_name(first)
+
+
+def _forward_of(built: cst.BaseExpression, names: ModuleNames, functions: "Functions", call: cst.Call,
+                depth: int = 0) -> Optional[List[Forward]]:
+    """The `forward` of the class `built` names: of this file, of another file of the project, or of the
+    one class every entry of a table of classes gives (`model_class` of
+    `config_class, model_class, tokenizer_class = MODEL_CLASSES[key]`)."""
+    name = dotted_name(built)
+    if name is None or depth > _DEPTH:
+        return None
+    if "." not in name:
+        method = functions.method_of_class(name, "forward")
+        if method is not None:
+            return [_read(method, name, functions, names, call, None)]
+    target = names.imported(name)
+    if target is not None:
+        project = names.project
+        found = project.definition(*target) if project is not None else None
+        if found is None:
+            return None
+        module, definition = found
+        if project.used is not None:
+            project.used.add(str(module.path))
+        if not isinstance(definition, cst.ClassDef):
+            return None
+        method = module.functions.method_of_class(definition.name.value, "forward")
+        if method is None:
+            return None
+        return [_read(method, definition.name.value, module.functions, module.names, call, str(module.path))]
+    return _from_table(name, names, functions, call, depth)
+
+
+def _from_table(name: str, names: ModuleNames, functions: "Functions", call: cst.Call,
+                depth: int) -> Optional[List[Forward]]:
+    """`model_class` bound from a table of classes: `MODEL_CLASSES[key]` (unpacked, or one element of it), a
+    dict whose every entry gives one class: the `forward` of each, or None when one is unknown."""
+    bindings = names.bindings.get(name, ())
+    if len(bindings) != 1:
+        return None
+    binding = bindings[0]
+    table = binding.value
+    if not isinstance(table, cst.Subscript):
+        return None
+    entries = names.values_of(dotted_name(table.value) or "")
+    if len(entries) != 1 or not isinstance(entries[0], cst.Dict) or not entries[0].elements:
+        return None
+    forwards = []
+    for element in entries[0].elements:
+        if not isinstance(element, cst.DictElement):
+            return None
+        value = slot_of(element.value, (binding.index,)) if binding.index is not None else element.value
+        forward = _forward_of(value, names, functions, call, depth + 1) if value is not None else None
+        if forward is None:
+            return None
+        forwards += forward
+    return forwards
+
+
+def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", names: ModuleNames, call: cst.Call,
+          path: Optional[str]) -> Forward:
+    from torchlint.training.calls import argument_for
+
+    flow = functions.flow(method)
+    graph = flow.graph
+    assigned = {d.name for d in graph.definitions if d.kind != "parameter"}
+    blocked: FrozenSet[int] = frozenset()
+    for parameter in method.params.params + method.params.kwonly_params:
+        name = parameter.name.value
+        if name in assigned:
+            continue
+        argument = argument_for(call, method, name, bound=True)
+        if argument is None or (isinstance(argument, cst.Name) and argument.value == "None"):
+            continue
+        blocked |= graph.known_none(name)
+    return Forward(method, class_name, functions, names, flow, flow.pruned(blocked), path)
