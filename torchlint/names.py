@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
+from torchlint.wrappers import HANDING_BACK, MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 TORCH_LOSS_CLASSES = frozenset(
     {
@@ -222,7 +222,7 @@ class ModuleNames:
             wrapped_by: Dict[str, Set[str]] = {}
             for name, bindings in self.bindings.items():
                 for binding in bindings:
-                    inner = _wrapped_name(binding)
+                    inner = wrapped_name(binding)
                     if inner is not None:
                         wraps.setdefault(name, set()).add(inner)
                         wrapped_by.setdefault(inner, set()).add(name)
@@ -355,16 +355,16 @@ class _Collector:
             self.names.bindings.setdefault(name, []).append(Binding(value))
 
 
-def _wrapped_name(binding: Binding) -> Optional[str]:
-    """The name a binding refers to again: `model` in `model.to(device)`, `DDP(model)` or `model`."""
+def wrapped_name(binding: Binding) -> Optional[str]:
+    """The name a binding refers to again: `model` in `model.to(device)`, `DDP(model)` or `model`, and the
+    `model` of `model, opt = amp.initialize(model, opt)`."""
     value = binding.value
     if binding.index is not None:
         if isinstance(value, (cst.Tuple, cst.List)):
             return None  # values_of handles literal unpacking; no wrapping there
         callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
-        if callee is None or last_component(callee) != "prepare":
+        if callee is None or last_component(callee) not in HANDING_BACK:
             return None
-        # `model, optimizer = accelerator.prepare(model, optimizer)` hands each argument back.
         passed = positional(value, binding.index)
         return dotted_name(passed) if passed is not None else None
     if isinstance(value, (cst.Name, cst.Attribute)):

@@ -54,7 +54,7 @@ import re
 from typing import Iterable, List, Optional, Set, Tuple
 
 from torchlint.text import split_lines
-from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
+from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
 _HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(|param_groups|get_last_lr|"
@@ -64,7 +64,6 @@ _CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ATTRIBUTE_WRITES = re.compile(r"\bself\.\w+\s*[-+*/%]=|\bsetattr\(|__dict__")
-_LOADERS = frozenset({"from_pretrained", "from_config"})  # `Ner.from_pretrained(path)` builds a `Ner`
 
 
 def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
@@ -188,7 +187,7 @@ def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
             classes.setdefault(node.name, []).append(node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
             func = node.value.func
-            if isinstance(func, ast.Attribute) and func.attr in _LOADERS:
+            if isinstance(func, ast.Attribute) and func.attr in LOADERS:
                 func = func.value
             if not isinstance(func, ast.Name):
                 continue
@@ -451,8 +450,8 @@ def _last_parts(target: ast.expr) -> Set[str]:
 
 
 def _wrapped(value: ast.expr) -> List[ast.expr]:
-    """What a binding of `value` stands for again, as torchlint.names._wrapped_name reads it (or more):
-    `model`, `model.to(device)`, `DDP(model)`, and every argument of `accelerator.prepare(...)`."""
+    """What a binding of `value` stands for again, as torchlint.names.wrapped_name reads it (or more):
+    `model`, `model.to(device)`, `DDP(model)`, and every argument of `accelerator.prepare(...)` or `amp.initialize(...)`."""
     if isinstance(value, (ast.Name, ast.Attribute)):
         return [value]
     if not isinstance(value, ast.Call):
@@ -462,7 +461,7 @@ def _wrapped(value: ast.expr) -> List[ast.expr]:
     found: List[ast.expr] = []
     if isinstance(func, ast.Attribute) and callee in SAME_MODULE_METHODS:
         found.append(func.value)
-    if callee == "prepare":
+    if callee in HANDING_BACK:
         found.extend(value.args)
     elif callee in MODULE_WRAPPERS and value.args:
         found.append(value.args[0])

@@ -10,3 +10,9 @@ MODULE_WRAPPERS = frozenset(
     {"DistributedDataParallel", "DataParallel", "DDP", "FullyShardedDataParallel", "FSDP", "compile",
      "convert_sync_batchnorm"}
 )
+
+# Calls that hand each argument back, in order: `model, optimizer = accelerator.prepare(model, optimizer)`,
+# `model, opt = amp.initialize(model, opt)`.
+HANDING_BACK = frozenset({"prepare", "initialize"})
+# Class methods that build an object of their class: `Ner.from_pretrained(path)` builds a `Ner`.
+LOADERS = frozenset({"from_pretrained", "from_config"})

@@ -23,15 +23,13 @@ import libcst as cst
 
 from torchlint.flow.dataflow import PrunedFlow
 from torchlint.flow.scopes import parameter_names as _parameters
-from torchlint.names import Binding, ModuleNames, dotted_name, positional, slot_of
-from torchlint.wrappers import MODULE_WRAPPERS, SAME_MODULE_METHODS
+from torchlint.names import ModuleNames, dotted_name, slot_of, wrapped_name
+from torchlint.wrappers import LOADERS
 
 if TYPE_CHECKING:
     from torchlint.flow import FunctionFlow
     from torchlint.training.calls import Functions
 
-_LOADERS = frozenset({"from_pretrained", "from_config"})  # `Ner.from_pretrained(path)` builds a `Ner`
-_HANDING_BACK = frozenset({"prepare", "initialize"})  # `model, opt = amp.initialize(model, opt)`
 _DEPTH = 6
 _CODE = cst.Module(body=[])
 
@@ -123,7 +121,7 @@ def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Opti
         return None
     found: List[cst.BaseExpression] = []
     for binding in bindings:
-        again = _handed_back(binding)
+        again = wrapped_name(binding)
         if again == name:
             continue  # `model = DataParallel(model)`: the same model
         if again is not None:
@@ -138,34 +136,10 @@ def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Opti
         if not isinstance(value, cst.Call):
             return None
         built = value.func
-        if isinstance(built, cst.Attribute) and built.attr.value in _LOADERS:
+        if isinstance(built, cst.Attribute) and built.attr.value in LOADERS:
             built = built.value
         found.append(built)
     return found
-
-
-def _handed_back(binding: Binding) -> Optional[str]:
-    """The name a binding holds again: `model` in `DataParallel(model)`, `model.to(device)`, `model`, or the
-    `model` of `model, opt = amp.initialize(model, opt)`."""
-    value = binding.value
-    if binding.index is not None:
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value in _HANDING_BACK:
-            passed = positional(value, binding.index)
-            return dotted_name(passed) if passed is not None else None
-        return None
-    if isinstance(value, (cst.Name, cst.Attribute)):
-        return dotted_name(value)
-    if not isinstance(value, cst.Call):
-        return None
-    func = value.func
-    if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
-        return dotted_name(func.value)
-    callee = dotted_name(func)
-    first = positional(value, 0)
-    if callee is None or first is None or callee.rsplit(".", 1)[-1] not in MODULE_WRAPPERS:
-        return None
-    return dotted_name(first)
 
 
 def _forward_of(built: cst.BaseExpression, names: ModuleNames, functions: "Functions", call: cst.Call,
