@@ -54,3 +54,9 @@ def test_a_multi_line_step_condition_is_quoted_on_one_line_without_its_comments(
 def test_an_off_by_one_window_on_a_resumable_counter_names_the_fresh_run() -> None:
     (finding,) = _findings("tl004_bug_resumed_global_step.py", "TL004")
     assert "the first micro-batch of a fresh run" in finding.message
+
+
+def test_the_item_a_loss_history_message_suggests_is_code_that_runs() -> None:
+    """`loss * images.size(0).item()` would call `.item()` on an int: the suggestion is parenthesised, as the fix."""
+    (finding,) = _findings("tl008_bug_weighted_by_batch.py", "TL008")
+    assert "Accumulate `(loss * images.size(0)).item()` instead." in finding.message

@@ -101,15 +101,15 @@ class LossHistoryAccumulation(Rule):
                 if uses == DIFFERENTIATED:
                     continue  # the total is a loss built over the loop and backpropagated after it (TL001's)
                 added_code = context.code(added)
+                item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
+                    else f"({added_code}).item()"
                 message = (
                     f"`{total}` adds up `{added_code}`, which is still attached to the graph: `{total}` becomes "
                     f"a tensor holding the graph of every iteration, and memory grows each batch. "
-                    f"Accumulate `{added_code}.item()` instead."
+                    f"Accumulate `{item}` instead."
                 )
                 fix = None
                 if uses != TENSOR:
-                    item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
-                        else f"({added_code}).item()"
                     fix = Fix(SAFE if uses == NUMBER else UNSAFE, f"Use `{item}`", (context.replace(added, item),))
                 yield Finding(update.node, message, fix)
 
