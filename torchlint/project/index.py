@@ -569,8 +569,10 @@ class ProjectIndex:
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
         self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
-        self._spelling: Optional[List[Tuple[str, FrozenSet[str], FrozenSet[str]]]] = None
+        self._import_lines: Optional[Dict[str, FrozenSet[str]]] = None  # file -> the words of its import lines
+        self._by_import: Optional[Dict[str, List[str]]] = None  # a word of import lines -> the files spelling it
         self._classes_by_method: Optional[Dict[str, FrozenSet[str]]] = None
+        self._method_call: Optional["re.Pattern[str]"] = None
         self._calls: Dict[str, FrozenSet[str]] = {}
         self._functions: Optional[FrozenSet[str]] = None
         self._methods: Optional[FrozenSet[str]] = None
@@ -600,12 +602,13 @@ class ProjectIndex:
                 else:
                     self._carriers.pop(path, None)
                 self._by_stem = self._functions = self._methods = self._classes_by_method = None
-                if {name for name, _ in fresh[0]} != {name for name, _ in held[0]}:
-                    self._spelling = None  # another set of carrier classes: every file is looked at again
-        if self._spelling is not None:
-            kept = [entry for entry in self._spelling if entry[0] != path]
-            entry = self._spelling_entry(path, self._carrier_classes()) if path in self._listed() else None
-            self._spelling = kept + ([entry] if entry is not None else [])
+                self._method_call = None
+        if self._import_lines is not None:
+            self._by_import = None
+            self._import_lines.pop(path, None)
+            if path in self._listed():
+                text = read_text(path)
+                self._import_lines[path] = import_words(text) if text is not None else frozenset()
         self._calls.pop(path, None)
         self._handoffs.clear()
         return changed
@@ -671,9 +674,8 @@ class ProjectIndex:
         found: Dict[str, Set[str]] = {}
         classes = self._classes_called_in(text)
         stem = module_stem(path)
-        spelling = [other for other, imported, spelled in self._spelling_carrier_classes()
-                    if (other == path or stem in imported) and not spelled.isdisjoint(classes)
-                    ] if classes else []  # the files whose imports name the file's module
+        candidates = ([path] + [other for other in self._importers().get(stem, ()) if other != path]) if classes else []
+        spelling = [other for other in candidates if _spells_any(other, classes)]  # imports naming the file's module
         defined = top_level_functions(text) if spelling else set()
         if defined:
             for other in spelling:
@@ -695,15 +697,13 @@ class ProjectIndex:
                 for name, method in methods:
                     by_method.setdefault(method, set()).add(name)
             self._classes_by_method = {method: frozenset(names) for method, names in by_method.items()}
-        found: Set[str] = set()
-        for method, names in self._classes_by_method.items():
-            if method == "__call__" or (method in text and re.search(r"\.\s*" + re.escape(method) + r"\s*\(", text)):
-                found |= names
+            others = sorted(method for method in by_method if method != "__call__")
+            self._method_call = re.compile(r"\.\s*(" + "|".join(map(re.escape, others)) + r")\s*\(") if others else None
+        found: Set[str] = set(self._classes_by_method.get("__call__", ()))
+        if self._method_call is not None and "." in text:  # one pass over the text for every method at once
+            for method in set(self._method_call.findall(text)):
+                found |= self._classes_by_method[method]
         return frozenset(found)
-
-    def _carrier_classes(self) -> FrozenSet[str]:
-        """The carrier classes: those with a method (`__call__`, `backward_step`) that runs a backward."""
-        return frozenset(name for methods, _ in self.carriers().values() for name, _ in methods)
 
     def _called(self, path: str) -> FrozenSet[str]:
         """The names a file calls (`name(`), once per index."""
@@ -712,29 +712,26 @@ class ProjectIndex:
             self._calls[path] = frozenset(_CALLED.findall(text)) if text is not None else frozenset()
         return self._calls[path]
 
-    def _spelling_carrier_classes(self) -> List[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
-        """The files whose text spells one of `_carrier_classes`, with the words of their import lines and the
-        classes they spell (once per index)."""
-        if self._spelling is None:
-            self._spelling = []
-            classes = self._carrier_classes()
-            if classes:
-                for path in self.files:
-                    entry = self._spelling_entry(path, classes)
-                    if entry is not None:
-                        self._spelling.append(entry)
-        return self._spelling
+    def _importers(self) -> Dict[str, List[str]]:
+        """Word of an import line -> the files whose import lines spell it (once per index)."""
+        if self._by_import is None:
+            by_import: Dict[str, List[str]] = {}
+            for path, words in self._import_words().items():
+                for word in words:
+                    by_import.setdefault(word, []).append(path)
+            self._by_import = by_import
+        return self._by_import
 
-    def _spelling_entry(self, path: str, classes: FrozenSet[str]
-                        ) -> Optional[Tuple[str, FrozenSet[str], FrozenSet[str]]]:
-        if not classes:
-            return None
-        text = read_text(path)
-        if text is None:
-            return None
-        spelled = frozenset(name for name in classes
-                            if name in text and re.search(r"\b" + re.escape(name) + r"\b", text))
-        return (path, import_words(text), spelled) if spelled else None
+    def _import_words(self) -> Dict[str, FrozenSet[str]]:
+        """File -> the words of its import lines (`import_words`), for every file of the project (once per
+        index): the files that may hand one of its functions something are those whose imports name its module."""
+        if self._import_lines is None:
+            self._import_lines = {}
+            for path in self.files:
+                text = read_text(path)
+                if text is not None:
+                    self._import_lines[path] = import_words(text) if "import" in text else frozenset()
+        return self._import_lines
 
     def callers(self, path: str, function: str) -> Optional[List[Tuple[str, CallSummary]]]:
         """The calls of the top-level function `function` of the file `path`, across the project: in that file,
@@ -984,6 +981,12 @@ def top_level_functions(text: str) -> Set[str]:
                 found.add(match.group())
             at = text.find("\n" + keyword, begin)
     return found
+
+
+def _spells_any(path: str, names: FrozenSet[str]) -> bool:
+    """The file's text spells one of `names` as a whole word."""
+    text = read_text(path)
+    return text is not None and any(name in text and spells_word(text, name) for name in names)
 
 
 def spells_word(text: str, word: str) -> bool:
