@@ -173,6 +173,36 @@ def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
             yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
 
 
+def conjuncts(test: cst.BaseExpression, holds: bool = True) -> List[Tuple[cst.BaseExpression, bool]]:
+    """The conditions that must all hold (each as `(expression, holds)`) for a branch on `test` to run:
+    both sides of `a and b`, of `not (a or b)` and, where the branch runs when `test` is false (`holds` is
+    False), of `a or b`; `test` itself otherwise."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if holds else cst.Or):
+        return conjuncts(test.left, holds) + conjuncts(test.right, holds)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = conjuncts(test.expression, not holds)
+        if len(inner) > 1:
+            return inner
+    return [(test, holds)]
+
+
+def multiple_of(wide: AccumulationCheck, narrow: AccumulationCheck, value: Callable[[cst.BaseExpression], Optional[int]]
+                ) -> bool:
+    """Every micro-batch `wide` lets through `narrow` lets through too, and `wide` comes round every k-th of
+    `narrow`'s windows: the same counter, offset and remainder, with a count the code shows is a multiple of
+    the other's (`i % (2 * n) == 0` within `i % n == 0`)."""
+    if wide.kind != "modulo" or narrow.kind != "modulo" or wide.counter is None or wide.counter != narrow.counter:
+        return False
+    if wide.offset != narrow.offset or wide.remainder != narrow.remainder or wide.remainder not in ("zero", "last"):
+        return False
+    count = wide.count
+    if isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Multiply) and (
+            count.left.deep_equals(narrow.count) or count.right.deep_equals(narrow.count)):
+        return True
+    big, small = value(wide.count), value(narrow.count)
+    return big is not None and small is not None and small > 0 and big % small == 0
+
+
 # `a >= b` read from either side, and its negation: the operator that says "left is at least right".
 _AT_LEAST = {cst.GreaterThanEqual: (False, 0), cst.GreaterThan: (False, 1),
              cst.LessThanEqual: (True, 0), cst.LessThan: (True, 1)}
