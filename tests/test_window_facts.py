@@ -556,6 +556,9 @@ def test_a_counter_bumped_on_every_micro_batch_but_one_still_counts_them(guard, 
     ("if (i + 1) % accum == 0:\n    if opt is not None:\n        opt.step()\n        opt.zero_grad()", "accum"),
     ("if (i + 1) % accum == 0 and args.train:\n    opt.step()\n    opt.zero_grad()", "accum"),
     ("if (i + 1) % accum == 0 or ready:\n    opt.step()\n    opt.zero_grad()", "accum"),
+    # a threshold on the window's counter holds on every boundary from some count on
+    ("if (i + 1) % accum == 0 and i > warmup:\n    opt.step()\n    opt.zero_grad()", "accum"),
+    ("if (i + 1) % accum == 0 and i > updates:\n    opt.step()\n    opt.zero_grad()\n    updates += 1", None),
     ("if (i + 1) % accum == 0:\n    if (i + 1) % accum == 0:\n        opt.step()\n        opt.zero_grad()", "accum"),
     # a window of one micro-batch around a window: the inner one is the step's
     ("if (i + 1) % 1 == 0:\n    if (i + 1) % accum == 0:\n        opt.step()\n        opt.zero_grad()", "accum"),

@@ -293,8 +293,7 @@ class TrainingLoop:
                 mine = [check for check in checks if any(check.expression is own.expression for own in found)]
                 if mine:
                     required.append(mine)
-                elif not any(self.count_value(own.count) == 1 for own in found) and any(
-                        self.assigned_in_loop(name) for name in iter_names(test)):
+                elif not self._holds_on_boundaries(test, holds, found, checks):
                     return ()
         if len(required) < 2 or all(check.same_window(checks[0]) for group in required for check in group):
             return checks
@@ -305,6 +304,18 @@ class TrainingLoop:
                    for (other,) in required):
                 return (wide,)
         return ()
+
+    def _holds_on_boundaries(self, test: cst.BaseExpression, holds: bool, found: List[AccumulationCheck],
+                             checks: Tuple[AccumulationCheck, ...]) -> bool:
+        """A further condition of a step under `checks` lets it through on every window boundary, or on all
+        from some count on: a window of one micro-batch, what nothing in the loop changes (`optimizer is not
+        None`), a threshold on the window's counter against such a bound (`batch_idx > 0`)."""
+        if any(self.count_value(own.count) == 1 for own in found):
+            return True
+        counters = {check.counter for check in checks if check.counter is not None}
+        if holds and any(windows.threshold(test, counter) for counter in counters):
+            return not any(self.assigned_in_loop(name) for name in iter_names(test) if name not in counters)
+        return not any(self.assigned_in_loop(name) for name in iter_names(test))
 
     def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
         """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""

@@ -896,7 +896,7 @@ def _counts_each_iteration(loop: cst.CSTNode, counter: str, statement: cst.BaseS
     if _continues(loop.body):
         return False
     if isinstance(statement, cst.If):
-        return statement.orelse is None and _threshold(statement.test, counter) \
+        return statement.orelse is None and threshold(statement.test, counter) \
             and all(isinstance(inner, cst.SimpleStatementLine) for inner in _block(statement))
     return isinstance(statement, cst.SimpleStatementLine)
 
@@ -927,7 +927,7 @@ def _continues(node: cst.CSTNode) -> bool:
     return False
 
 
-def _threshold(test: cst.BaseExpression, counter: str) -> bool:
+def threshold(test: cst.BaseExpression, counter: str) -> bool:
     """`c >= start`, `c > start`, `start <= c`, `start < c`: true from some count on, for good."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
