@@ -11,6 +11,13 @@ step (`since`): `ni - last_opt_step >= accumulate` (also `> N - 1`,
 `last_opt_step + accumulate <= ni`, the difference held in a name), where the
 step's branch sets `last_opt_step = ni`; `training.loop` checks that.
 
+A window condition is the step's window only when the step runs on every
+boundary it gives: a further condition of the step's (`conjuncts` of an `and`,
+an `if` nested in the window's) that may fail there (`if glb_step % log_every
+== 0:`, `if ready:`) leaves the window unknown; `training.loop` reads which
+hold (`if optimizer is not None:`, `and i > 0`) and which window of two on one
+counter is a `multiple_of` the other (`i % (2 * n) == 0` in `i % n == 0`).
+
 A window may also be written as a loop of its own (`InnerWindow`): each
 iteration backpropagates one micro-batch and the optimizer steps once, after
 the loop. `inner_count` reads from the loop's header how many micro-batches
