@@ -544,8 +544,8 @@ def test_a_counter_bumped_on_every_micro_batch_but_one_still_counts_them(guard, 
 
 @pytest.mark.parametrize("branch, window", [
     # a further condition of the step's own, one the backward does not share: the window is not `accum`
-    ("if (i + 1) % accum == 0:\n    updates += 1\n    if updates % log_every == 0:\n        opt.step()\n        opt.zero_grad()",
-     None),
+    ("if (i + 1) % accum == 0:\n    updates += 1\n    if updates % log_every == 0:\n"
+     "        opt.step()\n        opt.zero_grad()", None),
     ("if (i + 1) % accum == 0:\n    if ready:\n        opt.step()\n        opt.zero_grad()", None),
     ("if (i + 1) % accum == 0 and ready:\n    opt.step()\n    opt.zero_grad()", None),
     ("if (i + 1) % accum != 0 or not ready:\n    continue\nopt.step()\nopt.zero_grad()", None),
