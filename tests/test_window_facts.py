@@ -540,3 +540,56 @@ def test_a_counter_bumped_on_every_micro_batch_but_one_still_counts_them(guard, 
     """
     counter = _counter(source, "step")
     assert (counter is not None and counter.start == 0) is counts
+
+
+@pytest.mark.parametrize("branch, window", [
+    # a further condition of the step's own, one the backward does not share: the window is not `accum`
+    ("if (i + 1) % accum == 0:\n    updates += 1\n    if updates % log_every == 0:\n"
+     "        opt.step()\n        opt.zero_grad()", None),
+    ("if (i + 1) % accum == 0:\n    if ready:\n        opt.step()\n        opt.zero_grad()", None),
+    ("if (i + 1) % accum == 0 and ready:\n    opt.step()\n    opt.zero_grad()", None),
+    ("if (i + 1) % accum != 0 or not ready:\n    continue\nopt.step()\nopt.zero_grad()", None),
+    ("if not ((i + 1) % accum == 0 and ready):\n    continue\nopt.step()\nopt.zero_grad()", None),
+    ("if ready:\n    if (i + 1) % accum == 0:\n        opt.step()\n        opt.zero_grad()", None),
+    ("if (i + 1) % accum == 0:\n    if i % 3 == 0:\n        opt.step()\n        opt.zero_grad()", None),
+    # conditions that hold on every window boundary: the window is `accum`
+    ("if (i + 1) % accum == 0:\n    if opt is not None:\n        opt.step()\n        opt.zero_grad()", "accum"),
+    ("if (i + 1) % accum == 0 and args.train:\n    opt.step()\n    opt.zero_grad()", "accum"),
+    ("if (i + 1) % accum == 0 or ready:\n    opt.step()\n    opt.zero_grad()", "accum"),
+    # a threshold on the window's counter holds on every boundary from some count on
+    ("if (i + 1) % accum == 0 and i > warmup:\n    opt.step()\n    opt.zero_grad()", "accum"),
+    ("if (i + 1) % accum == 0 and i > updates:\n    opt.step()\n    opt.zero_grad()\n    updates += 1", None),
+    ("if (i + 1) % accum == 0:\n    if (i + 1) % accum == 0:\n        opt.step()\n        opt.zero_grad()", "accum"),
+    # a window of one micro-batch around a window: the inner one is the step's
+    ("if (i + 1) % 1 == 0:\n    if (i + 1) % accum == 0:\n        opt.step()\n        opt.zero_grad()", "accum"),
+    # the inner condition on the same counter at a multiple of the count: the step's window is the wider
+    ("if (i + 1) % accum == 0:\n    if (i + 1) % (2 * accum) == 0:\n        opt.step()\n        opt.zero_grad()",
+     "(2 * accum)"),
+    ("if i % 4 == 0:\n    if i % 8 == 0:\n        opt.step()\n        opt.zero_grad()", "8"),
+])
+def test_the_window_of_a_step_under_a_further_condition(branch, window):
+    body = textwrap.indent(branch, " " * 12)
+    loop = _loop(f"""
+        updates = 0
+        for i, (x, y) in enumerate(loader):
+            ready = torch.isfinite(x).all()
+            criterion(model(x), y).backward()
+{body}
+    """)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert (None if check is None else _CODE.code_for_node(check.count)) == window
+
+
+def test_a_condition_the_backward_shares_leaves_the_window():
+    loop = _loop("""
+        for i, (x, y) in enumerate(loader):
+            if x is None:
+                continue
+            criterion(model(x), y).backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+                opt.zero_grad()
+    """)
+    (step,) = loop.optimizer_steps
+    assert _CODE.code_for_node(loop.accumulation_check(step).count) == "accum"

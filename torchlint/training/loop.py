@@ -270,11 +270,60 @@ class TrainingLoop:
                 if isinstance(site, StepSite) and not self._accumulates(site, check):
                     continue
                 checks.append(check)
+        if isinstance(site, StepSite) and checks:
+            return self._whole_window(site, tuple(checks))
         return tuple(checks)
+
+    def _whole_window(self, step: StepSite, checks: Tuple[AccumulationCheck, ...]) -> Tuple[AccumulationCheck, ...]:
+        """`checks` when the step runs on each of their windows' last micro-batch; none when a further
+        condition of the step's own, one its backwards do not share, may not hold there: a logging
+        condition on another counter (`if glb_step % log_every == 0:` in `if step % n == 0:`), `if ready:`,
+        `if (i + 1) % n == 0 and ready:` (the window is then not `n` micro-batches, and what it is the code
+        does not say). A condition that does not change in the loop (`if optimizer is not None:`,
+        `if args.clip > 0:`) and a window of one micro-batch hold on every boundary. Of two windows on one
+        counter whose count is a multiple of the other's (`i % (2 * n) == 0` in `i % n == 0`), the step
+        runs on the wider's."""
+        shared = {(id(guard.node), guard.negated) for backward in self.loop_backwards for guard in backward.guards}
+        required: List[List[AccumulationCheck]] = []
+        for guard in step.guards:
+            if (id(guard.node), guard.negated) in shared:
+                continue
+            for test, holds in windows.conjuncts(guard.test, not guard.negated):
+                found = list(self._checks_in(guard, test, holds))
+                mine = [check for check in checks if any(check.expression is own.expression for own in found)]
+                if mine:
+                    required.append(mine)
+                elif not self._holds_on_boundaries(test, holds, found, checks):
+                    return ()
+        if len(required) < 2 or all(check.same_window(checks[0]) for group in required for check in group):
+            return checks
+        if any(len(group) > 1 for group in required):
+            return ()
+        for (wide,) in required:
+            if all(other is wide or other.same_window(wide) or windows.multiple_of(wide, other, self.count_value)
+                   for (other,) in required):
+                return (wide,)
+        return ()
+
+    def _holds_on_boundaries(self, test: cst.BaseExpression, holds: bool, found: List[AccumulationCheck],
+                             checks: Tuple[AccumulationCheck, ...]) -> bool:
+        """A further condition of a step under `checks` lets it through on every window boundary, or on all
+        from some count on: a window of one micro-batch, what nothing in the loop changes (`optimizer is not
+        None`), a threshold on the window's counter against such a bound (`batch_idx > 0`)."""
+        if any(self.count_value(own.count) == 1 for own in found):
+            return True
+        counters = {check.counter for check in checks if check.counter is not None}
+        if holds and any(windows.threshold(test, counter) for counter in counters):
+            return not any(self.assigned_in_loop(name) for name in iter_names(test) if name not in counters)
+        return not any(self.assigned_in_loop(name) for name in iter_names(test))
 
     def _checks_of(self, guard: Guard) -> Iterator[AccumulationCheck]:
         """The window conditions a branch tests, also through a flag assigned one (`if not is_accumulating:`)."""
-        return windows.checks_in(guard.test, guard, not guard.negated, functools.partial(self._flag, guard.read_at),
+        return self._checks_in(guard, guard.test, not guard.negated)
+
+    def _checks_in(self, guard: Guard, test: cst.BaseExpression, holds: bool) -> Iterator[AccumulationCheck]:
+        """The window conditions in `test`, part of `guard`'s, read where the guard reads its names."""
+        return windows.checks_in(test, guard, holds, functools.partial(self._flag, guard.read_at),
                                  functools.partial(self._cycle, guard.read_at), self._method_condition)
 
     def _cycle(self, node: int, value: cst.BaseExpression, depth: int = 0) -> Optional[cst.BaseExpression]:

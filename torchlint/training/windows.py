@@ -11,6 +11,13 @@ step (`since`): `ni - last_opt_step >= accumulate` (also `> N - 1`,
 `last_opt_step + accumulate <= ni`, the difference held in a name), where the
 step's branch sets `last_opt_step = ni`; `training.loop` checks that.
 
+A window condition is the step's window only when the step runs on every
+boundary it gives: a further condition of the step's (`conjuncts` of an `and`,
+an `if` nested in the window's) that may fail there (`if glb_step % log_every
+== 0:`, `if ready:`) leaves the window unknown; `training.loop` reads which
+hold (`if optimizer is not None:`, `and i > 0`) and which window of two on one
+counter is a `multiple_of` the other (`i % (2 * n) == 0` in `i % n == 0`).
+
 A window may also be written as a loop of its own (`InnerWindow`): each
 iteration backpropagates one micro-batch and the optimizer steps once, after
 the loop. `inner_count` reads from the loop's header how many micro-batches
@@ -171,6 +178,36 @@ def checks_in(test: cst.BaseExpression, guard: Guard, holds: bool = True,
             yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
         elif counter is not None and int_value(right) is not None and int_value(right) > 1:
             yield AccumulationCheck("count", test, left, counter, 0, right, "count", guard, not holds)
+
+
+def conjuncts(test: cst.BaseExpression, holds: bool = True) -> List[Tuple[cst.BaseExpression, bool]]:
+    """The conditions that must all hold (each as `(expression, holds)`) for a branch on `test` to run:
+    both sides of `a and b`, of `not (a or b)` and, where the branch runs when `test` is false (`holds` is
+    False), of `a or b`; `test` itself otherwise."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if holds else cst.Or):
+        return conjuncts(test.left, holds) + conjuncts(test.right, holds)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = conjuncts(test.expression, not holds)
+        if len(inner) > 1:
+            return inner
+    return [(test, holds)]
+
+
+def multiple_of(wide: AccumulationCheck, narrow: AccumulationCheck, value: Callable[[cst.BaseExpression], Optional[int]]
+                ) -> bool:
+    """Every micro-batch `wide` lets through `narrow` lets through too, and `wide` comes round every k-th of
+    `narrow`'s windows: the same counter, offset and remainder, with a count the code shows is a multiple of
+    the other's (`i % (2 * n) == 0` within `i % n == 0`)."""
+    if wide.kind != "modulo" or narrow.kind != "modulo" or wide.counter is None or wide.counter != narrow.counter:
+        return False
+    if wide.offset != narrow.offset or wide.remainder != narrow.remainder or wide.remainder not in ("zero", "last"):
+        return False
+    count = wide.count
+    if isinstance(count, cst.BinaryOperation) and isinstance(count.operator, cst.Multiply) and (
+            count.left.deep_equals(narrow.count) or count.right.deep_equals(narrow.count)):
+        return True
+    big, small = value(wide.count), value(narrow.count)
+    return big is not None and small is not None and small > 0 and big % small == 0
 
 
 # `a >= b` read from either side, and its negation: the operator that says "left is at least right".
@@ -866,7 +903,7 @@ def _counts_each_iteration(loop: cst.CSTNode, counter: str, statement: cst.BaseS
     if _continues(loop.body):
         return False
     if isinstance(statement, cst.If):
-        return statement.orelse is None and _threshold(statement.test, counter) \
+        return statement.orelse is None and threshold(statement.test, counter) \
             and all(isinstance(inner, cst.SimpleStatementLine) for inner in _block(statement))
     return isinstance(statement, cst.SimpleStatementLine)
 
@@ -897,7 +934,7 @@ def _continues(node: cst.CSTNode) -> bool:
     return False
 
 
-def _threshold(test: cst.BaseExpression, counter: str) -> bool:
+def threshold(test: cst.BaseExpression, counter: str) -> bool:
     """`c >= start`, `c > start`, `start <= c`, `start < c`: true from some count on, for good."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
