@@ -135,3 +135,17 @@ def test_a_scheduler_stepped_on_every_micro_batch_is_flagged_under_old_torch_too
     diagnostics, problems = lint_source(text, str(root / "train.py"), ALL_RULES)
     assert not problems
     assert [(d.code, d.line) for d in diagnostics if d.code == "TL009"] == [("TL009", 9)]
+
+
+def test_a_copy_outside_a_repository_reads_the_folder_above_its_script(tmp_path):
+    """A downloaded copy (no `.git`): `scripts/train.py` runs with the `requirements.txt` beside `scripts/`; the
+    walk stops at that first folder that declares dependencies."""
+    (tmp_path / "requirements.txt").write_text("torch>=2.0\n", encoding="utf-8")
+    (tmp_path / "copy" / "scripts").mkdir(parents=True)
+    (tmp_path / "copy" / "requirements.txt").write_text("numpy\n", encoding="utf-8")
+    script = tmp_path / "copy" / "scripts" / "train.py"
+    script.write_text("", encoding="utf-8")
+    (tmp_path / "copy" / "requirements.txt").write_text("torch==0.4.1\n", encoding="utf-8")
+    assert torch_pin(str(script), None).below(OLD)
+    (tmp_path / "copy" / "requirements.txt").write_text("numpy\n", encoding="utf-8")
+    assert not torch_pin(str(script), None).below(OLD)  # the copy's own declarations end the walk

@@ -90,7 +90,8 @@ class ProjectFiles:
         and files' stamps each time: a long-lived process sees an edit."""
         from torchlint.project.index import project_root
 
-        pin = torch_pin(str(self.importer), project_root(str(self.importer)))
+        root = project_root(str(self.importer))
+        pin = torch_pin(str(self.importer), root if os.path.exists(os.path.join(root, ".git")) else None)
         self.used.update(pin.files)
         return pin
 

@@ -2,7 +2,8 @@
 
 A rule whose premise is a fact about the torch that runs the code (TL009: since PyTorch 1.1 the scheduler
 steps after the optimizer) asks `TorchPin.below((1, 1))`. The declarations read are those of the linted
-file's folder and of each folder above it up to the project's root (`index.project_root`):
+file's folder and of each folder above it up to its repository's root (outside a repository, up to the
+first folder that declares any dependency):
 `requirements*.txt` (`torch==0.4.1`, `torch>=0.4,<1.0`, `torch==1.0.*`, a wheel's URL
 `.../torch-0.4.1-cp36-...whl`, `-r other.txt` followed), `setup.py`'s requirement strings,
 `pyproject.toml`'s `dependencies` (and Poetry's `torch = "^0.4"`), `environment.yml`
@@ -27,6 +28,8 @@ Version = Tuple[int, ...]
 Bound = Optional[Tuple[Version, bool]]
 
 _MAX_BYTES = 200_000
+# How many folders up a file outside a repository looks for its project's declarations.
+_LEVELS = 4
 _NAMES = {"torch", "pytorch"}
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
 _SPECIFIER = re.compile(r"^\s*(===|==|~=|!=|<=|>=|<|>|=)\s*([0-9][0-9A-Za-z.*+!_-]*)\s*$")
@@ -52,12 +55,14 @@ class TorchPin:
                    for bound in self.bounds)
 
 
-def torch_pin(path: str, root: str) -> TorchPin:
-    """The torch a file at `path` runs with, as the folders from its own up to `root` declare it."""
+def torch_pin(path: str, root: Optional[str]) -> TorchPin:
+    """The torch a file at `path` runs with, as the folders from its own up to `root` (its repository's root)
+    declare it. Without a repository (`root` None: a copy of the code), the walk ends at the first folder that
+    declares any dependency (the project's top), or after `_LEVELS` folders."""
     folder = os.path.dirname(os.path.abspath(path))
-    root = os.path.abspath(root)
+    root = os.path.abspath(root) if root is not None else None
     read: List[str] = []
-    for _ in range(16):
+    for _ in range(_LEVELS if root is None else 16):
         found = _declaring_files(folder, _mtime(folder))
         bounds: List[Bound] = []
         for file in found:
@@ -65,7 +70,8 @@ def torch_pin(path: str, root: str) -> TorchPin:
             bounds.extend(_file_bounds(file, *(_stamp(file) or (-1, -1))))
         if bounds:
             return TorchPin(tuple(bounds), tuple(read))
-        if folder == root or os.path.dirname(folder) == folder or not folder.startswith(root):
+        if root is None and found or folder == root or os.path.dirname(folder) == folder \
+                or root is not None and not folder.startswith(root):
             break
         folder = os.path.dirname(folder)
     return TorchPin((), tuple(read))
