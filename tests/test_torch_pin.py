@@ -75,6 +75,7 @@ def _project(tmp_path, files):
     ({"environment.yml": "dependencies:\n  - pytorch=0.4.1\n"}, True),
     ({"environment.yml": "dependencies:\n  - pip:\n    - torch==0.4.1\n"}, True),
     ({"environment.yml": "dependencies:\n  - pytorch\n"}, False),
+    ({"environment.yml": "dependencies:\n  - pytorch::pytorch==0.4.1\n"}, True),
     # the nearest folder that names torch decides: the old subproject under a modern root
     ({"requirements.txt": "torch>=2.0\n", "old/requirements.txt": "torch==0.4.1\n"}, True),
 ])

@@ -239,7 +239,7 @@ def _declarations(path: str, seen: Set[str]) -> Iterable[Bound]:
             item = re.match(r"^\s*-\s*(.+)$", line)
             if item is None:
                 continue
-            value = item.group(1).strip().strip("'\"")
+            value = item.group(1).strip().strip("'\"").split("::", 1)[-1]  # `pytorch::pytorch==1.0`
             bound = requirement_bound(value) if re.search(r"[<>~!]=?|==", value) else conda_bound(value)
             if bound is not None or _names_torch(value):
                 yield bound
