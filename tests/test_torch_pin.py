@@ -150,3 +150,11 @@ def test_a_copy_outside_a_repository_reads_the_folder_above_its_script(tmp_path)
     assert torch_pin(str(script), None).below(OLD)
     (tmp_path / "copy" / "requirements.txt").write_text("numpy\n", encoding="utf-8")
     assert not torch_pin(str(script), None).below(OLD)  # the copy's own declarations end the walk
+
+
+def test_a_file_a_requirements_file_includes_is_read_again_when_it_changes(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "-r base.txt\n", "base.txt": "torch<1.1\n", "train.py": ""})
+    pin = torch_pin(str(root / "train.py"), str(root))
+    assert pin.below(OLD) and str(root / "base.txt") in pin.files  # the finding rests on it too
+    (root / "base.txt").write_text("torch>=1.1,<3\n", encoding="utf-8")
+    assert not torch_pin(str(root / "train.py"), str(root)).below(OLD)

@@ -67,7 +67,12 @@ def torch_pin(path: str, root: Optional[str]) -> TorchPin:
         bounds: List[Bound] = []
         for file in found:
             read.append(file)
-            bounds.extend(_file_bounds(file, *(_stamp(file) or (-1, -1))))
+            stamp = _stamp(file) or (-1, -1)
+            found_bounds, included = _file_bounds(file, *stamp)
+            if included:  # `-r base.txt`: read again when one of them changed
+                found_bounds, included = _file_bounds(file, *stamp, tuple((other, _stamp(other)) for other in included))
+                read.extend(included)
+            bounds.extend(found_bounds)
         if bounds:
             return TorchPin(tuple(bounds), tuple(read))
         if root is None and found or folder == root or os.path.dirname(folder) == folder \
@@ -204,19 +209,23 @@ def _declaring_files(folder: str, mtime_ns: int) -> Tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def _file_bounds(path: str, size: int, mtime_ns: int) -> Tuple[Bound, ...]:
-    """One bound per file that names torch (`()` when it does not): the tightest of its declarations."""
-    del mtime_ns  # the key
+def _file_bounds(path: str, size: int, mtime_ns: int, included_stamps: tuple = ()
+                 ) -> Tuple[Tuple[Bound, ...], Tuple[str, ...]]:
+    """One bound per file that names torch (`()` when it does not): the tightest of its declarations; and the
+    files it includes (`-r base.txt`), whose stamps key the answer once known (`included_stamps`)."""
+    del mtime_ns, included_stamps  # the key
     if size < 0 or size > _MAX_BYTES:
-        return ()
-    bounds = list(_declarations(path, set()))
+        return (), ()
+    seen: Set[str] = set()
+    bounds = list(_declarations(path, seen))
+    included = tuple(sorted(seen - {path}))
     if not bounds:
-        return ()
+        return (), included
     tightest: Bound = None
     for bound in bounds:  # one file's lines all hold at once: pip installs what meets each
         if bound is not None and (tightest is None or _tighter(bound, tightest)):
             tightest = bound
-    return (tightest,)
+    return (tightest,), included
 
 
 def _declarations(path: str, seen: Set[str]) -> Iterable[Bound]:
