@@ -22,6 +22,7 @@ import libcst as cst
 from torchlint.names import ModuleNames
 from torchlint.wrappers import SAME_MODULE_METHODS
 from torchlint.project.imports import Lookup, module_file
+from torchlint.project.pins import TorchPin, torch_pin
 from torchlint.project.index import (
     BindingSite, CallSummary, FileSummary, ProjectIndex, changes, file_stamp, file_summary, guard_text, open_text,
     read_text,
@@ -82,6 +83,17 @@ class ProjectFiles:
         self._wrapped: Dict[tuple, Optional[Wrapping]] = {}
         self._callers: Dict[str, Optional[List[Tuple[str, CallSummary]]]] = {}
         self._handed_as_of = changes()
+
+    def torch_pin(self) -> TorchPin:
+        """The torch versions the project allows (`torchlint.project.pins`); the files read
+        for it (a `requirements.txt`, naming torch or not) are ones the facts rest on. Read from the folders'
+        and files' stamps each time: a long-lived process sees an edit."""
+        from torchlint.project.index import project_root
+
+        root = project_root(str(self.importer))
+        pin = torch_pin(str(self.importer), root if os.path.exists(os.path.join(root, ".git")) else None)
+        self.used.update(pin.files)
+        return pin
 
     def _forget_if_changed(self) -> None:
         """A file of the project changed since the answers were kept (an edit in the editor): they may differ."""

@@ -52,7 +52,12 @@ for i, (x, y) in enumerate(loader):
         optimizer.zero_grad()
 ```
 
-Not flagged: schedulers stepped once per epoch outside the batch loop,
+Not flagged: a scheduler stepped before the optimizer in a project whose
+every allowed torch is older than 1.1 (`torch==0.4.1` or `torch<1.1` in its
+`requirements.txt`, `setup.py`, `pyproject.toml` or `environment.yml`, the
+nearest folder above the file that names torch deciding), where that was the
+documented order; a project that pins nothing, or allows 1.1 or later
+(`torch>=0.4`), is read as today's torch. Schedulers stepped once per epoch outside the batch loop,
 `ReduceLROnPlateau`-style `scheduler.step(metric)` calls (and any `step()`
 given an argument, like `CosineAnnealingWarmRestarts`' fractional epoch), and
 a scheduler under its own `if` on the same accumulation window as the
@@ -101,7 +106,7 @@ class SchedulerStepOrder(Rule):
                     continue
                 check = loop.accumulation_check(step)
                 per_micro_batch = check is not None and not loop.once_per_window(scheduler, check)
-                problem = self._problem(loop, scheduler, step, check, per_micro_batch)
+                problem = self._problem(context, loop, scheduler, step, check, per_micro_batch)
                 if problem is None:
                     continue
                 sched_code, step_code = context.code(scheduler.node), context.site_code(step)
@@ -134,12 +139,12 @@ class SchedulerStepOrder(Rule):
                 yield Finding(scheduler.node, message, fix, timeline=timeline)
 
     @staticmethod
-    def _problem(loop, scheduler, step, check, per_micro_batch: bool) -> Optional[str]:
+    def _problem(context: FileContext, loop, scheduler, step, check, per_micro_batch: bool) -> Optional[str]:
         # Too fast only where the horizon is known to count updates; one that counts micro-batches is on
         # time, and an unknown one says nothing.
         if per_micro_batch and loop.schedule_counts(scheduler, check) == "updates":
             return "every-microbatch"
-        if loop.dominates(scheduler, step):
+        if loop.dominates(scheduler, step) and not _before_1_1(context):
             return "before"
         return None
 
@@ -290,6 +295,13 @@ for real in loader:
 """,
         ),
     )
+
+
+def _before_1_1(context: FileContext) -> bool:
+    """Every torch the project allows is older than 1.1 (`torch==0.4.1` in its `requirements.txt`), where the
+    scheduler stepped first, as documented then."""
+    project = context.names.project
+    return project is not None and project.torch_pin().below((1, 1))
 
 
 def _step_scheduled_by(loop: TrainingLoop, scheduler: StepSite) -> Optional[StepSite]:
