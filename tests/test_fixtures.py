@@ -128,9 +128,11 @@ def rule_is_fixable(code: str) -> bool:
 
 def run_script(path: Path, device: str, cwd: Path) -> subprocess.CompletedProcess:
     """`python PATH --device DEVICE`, run in `cwd`: forked from a server that has imported torch already
-    (tests/script_server.py), where processes fork; else a fresh interpreter."""
+    (tests/script_server.py), where processes fork; else a fresh interpreter. A script that starts processes
+    of its own (`torch.multiprocessing.spawn` for DDP) always gets a fresh interpreter: spawning gloo workers
+    from a fork of a process that imported torch aborted once on a 2-core CI machine."""
     args = [str(path), "--device", device]
-    if not hasattr(os, "fork"):
+    if not hasattr(os, "fork") or "spawn(" in path.read_text(encoding="utf-8"):
         return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S)
     server = _SERVERS.get()
     try:

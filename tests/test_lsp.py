@@ -99,10 +99,10 @@ CLEAN = FIXED.replace("if (i + 1) % accum == 0:", "if (i + 1) % accum == 0 or (i
 
 # A non-BMP character (two UTF-16 code units, four UTF-8 bytes) before each finding.
 EMOJI = textwrap.dedent("""\
-    def train(model, loader, criterion, optimizer, accum):
+    def train(model, loader, criterion, optimizer, accum, tag="🔥"):
         for i, (x, y) in enumerate(loader):
             loss = criterion(model(x), y)
-            tag = "🔥"; loss.backward()
+            tip = "🔥"; loss.backward()
             if tag != "😀" and i % accum == 0:
                 optimizer.step()
                 optimizer.zero_grad()
@@ -388,7 +388,7 @@ async def test_other_languages_are_ignored(client: LanguageClient, tmp_path: Pat
 async def test_utf16_positions(client: LanguageClient, tmp_path: Path):
     path = tmp_path / "train.py"
     found = by_code(await open_document(client, path, EMOJI))
-    # `        tag = "🔥"; ` is 19 code points and 20 UTF-16 code units.
+    # `        tip = "🔥"; ` is 19 code points and 20 UTF-16 code units.
     assert found["TL003"].range == rng(3, 20, 35)
     # `        if tag != "😀" and ` is 26 code points and 27 UTF-16 code units.
     assert found["TL004"].range == rng(4, 27, 41)
@@ -398,7 +398,7 @@ async def test_utf16_positions(client: LanguageClient, tmp_path: Path):
     actions = await code_actions(client, path.as_uri(), found["TL003"].range, only=["quickfix"])
     assert len(actions) == 1
     fixed_line = apply(EMOJI, text_edits(actions[0].edit, path.as_uri())).splitlines()[3]
-    assert fixed_line == '        tag = "🔥"; (loss / accum).backward()'
+    assert fixed_line == '        tip = "🔥"; (loss / accum).backward()'
 
 
 @pytest.mark.asyncio
