@@ -141,7 +141,10 @@ HUNTED_HEADER = ["repo", "commit", "path", "line", "code", "class", "reason"]
 HUNT_SLACK = 5  # a hunted bug is reported by a finding of its rule in its file (cell) this many lines away at most
 DEFAULT_GIT_URL = "https://github.com/{owner}/{name}.git"
 HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason", "fix"]
-HALVES = ("seen", "tuning", "check", "tuning-2", "check-2", "tuning-3", "check-3", "tuning-4", "check-4")
+HALVES = (
+    "seen", "tuning", "check", "tuning-2", "check-2", "tuning-3", "check-3",
+    "tuning-4", "check-4", "tuning-5", "check-5",
+)
 FIX_VERDICTS = ("none", "unsafe", "safe-ok", "safe-breaks")
 FP_CLASSES = (
     "target-rebound",
