@@ -323,15 +323,10 @@ def _kept_past_iteration(loop: TrainingLoop, backward: BackwardSite) -> bool:
         if assignment.value is None or assignment.node is backward.node or assignment.target in feeding:
             continue
         kept = "." in assignment.target or "[" in assignment.target or loop.carried(assignment.target) is not None \
-            or _left_by_loop(loop, assignment.target)
+            or loop.flow.read_after(loop.iteration.region, assignment.target)
         if kept and own.nodes & loop.graph_nodes(assignment.value, assignment).nodes:
             return True
     return bool(own.opaque)
-
-
-def _left_by_loop(loop: TrainingLoop, name: str) -> bool:
-    """The value the iteration leaves in `name` is read after the loop."""
-    return loop.flow.read_after(loop.iteration.region, name)
 
 
 def _may_go_through(loop: TrainingLoop, backward: BackwardSite, other: BackwardSite) -> bool:
