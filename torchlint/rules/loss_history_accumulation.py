@@ -332,7 +332,7 @@ def _attached_to_graph(loop: TrainingLoop, added: cst.BaseExpression, assignment
         reaching = loop.reaching(name, assignment)
         return not reaching or not all(cuts(definition, names) for definition in reaching)
     origin = loop.origin(added, assignment, names)
-    return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none"}
+    return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none", "configured"}
 
 
 def _added_term(assignment: Assignment) -> Optional[cst.BaseExpression]:

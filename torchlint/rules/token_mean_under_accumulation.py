@@ -72,7 +72,8 @@ maps with a void label (`ignore_index=255`: few, similar counts ignored),
 targets cut at a fixed length from one packed token stream beside the inputs
 (`y = data[i + 1 : i + 1 + block]`, nanoGPT's `get_batch`, `buf[1:]` of a
 fixed `buf`: every micro-batch holds the same number of tokens, whatever
-`ignore_index=` says), a sum-reduced token loss, a loss divided by a
+`ignore_index=` says), a sum-reduced token loss or one whose reduction the
+run chooses (`reduction=args.reduction`), a loss divided by a
 token count rather than by `N`, gradients divided by the window's token count
 before the step (token-count normalisation, which TL003 checks), and a
 framework that divides by `N` itself (TL013 reports a division by hand there).

@@ -83,7 +83,9 @@ for i, (x, y) in enumerate(loader):
 ```
 
 Losses built with `reduction='sum'` are not flagged: their sum over the
-window already equals the large batch's sum. Frameworks that scale for you
+window already equals the large batch's sum. Nor is a loss whose reduction
+the run chooses (`reduction=args.reduction`, `size_average=flag`,
+`**loss_kwargs`): it is not known to be a mean. Frameworks that scale for you
 (`with accelerator.accumulate(model)`, Lightning's `accumulate_grad_batches`)
 are not flagged either, nor is a step that follows its own reset inside the
 condition (a GAN generator updated every `n_critic` iterations): that is a

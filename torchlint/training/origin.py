@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -35,7 +35,7 @@ class LossOrigin:
     """Where a loss tensor comes from, as far as the loop body shows."""
 
     divided: bool = False
-    reductions: FrozenSet[str] = frozenset()  # mean | sum | none | unknown | outside
+    reductions: FrozenSet[str] = frozenset()  # mean | sum | none | configured | unknown | outside
     sources: Tuple[str, ...] = ()
     weighted: bool = False  # multiplied by something of its own micro-batch: `loss * n_tokens`
 
@@ -374,15 +374,29 @@ def _is_reciprocal(node: cst.BaseExpression) -> bool:
 
 
 def reduction(call: cst.Call) -> str:
-    value = string_value(keyword(call, "reduction"))
+    given = keyword(call, "reduction")
+    value = string_value(given)
     if value in ("sum", "none", "mean"):
         return value
-    size_average, reduce = keyword(call, "size_average"), keyword(call, "reduce")
-    if isinstance(size_average, cst.Name) and size_average.value == "False":
-        return "sum"
-    if isinstance(reduce, cst.Name) and reduce.value == "False":
+    if value is not None:
+        return "mean" if value == "batchmean" else "unknown"  # `KLDivLoss(reduction="batchmean")`
+    if given is not None or any(arg.star == "**" for arg in call.args):
+        return "configured"  # `reduction=args.reduction`, `**loss_kwargs`: chosen by the run, not known here
+    size_average, reduce = _flag(keyword(call, "size_average")), _flag(keyword(call, "reduce"))
+    if reduce is False:
         return "none"
-    return "mean" if value is None else "unknown"
+    if "unknown" in (reduce, size_average):
+        return "configured"
+    return "sum" if size_average is False else "mean"
+
+
+def _flag(node: Optional[cst.BaseExpression]) -> Union[bool, None, str]:
+    """A legacy `size_average=` / `reduce=` argument: True, False, None when absent (or `None`), else "unknown"."""
+    if node is None or (isinstance(node, cst.Name) and node.value == "None"):
+        return None
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return "unknown"
 
 
 # --- where a loss is divided ------------------------------------------------------------------
