@@ -115,6 +115,18 @@ def test_the_cache_notices_the_torch_pin_changing(torchlint, tmp_path):
     assert [(d["code"], d["line"]) for d in json.loads(second.stdout)] == [("TL009", 7)]
 
 
+def test_the_cache_notices_a_requirements_file_created_where_there_was_none(torchlint, tmp_path):
+    """The script's folder declared nothing when its findings were kept; a `requirements.txt` pinning torch 0.4
+    written there afterwards makes the scheduler-first order right, and the next run says so."""
+    project = _project(tmp_path / "project", {"src/train.py": SCHEDULER_FIRST})
+    cache = tmp_path / "cache"
+    first = torchlint("src/train.py", "--cache-dir", str(cache), "--output-format", "json", cwd=project)
+    assert [(d["code"], d["line"]) for d in json.loads(first.stdout)] == [("TL009", 7)]
+    (project / "src" / "requirements.txt").write_text("torch==0.4.1\n", encoding="utf-8")
+    second = torchlint("src/train.py", "--cache-dir", str(cache), "--output-format", "json", cwd=project)
+    assert json.loads(second.stdout) == []
+
+
 def test_a_scheduler_stepped_on_every_micro_batch_is_flagged_under_old_torch_too(tmp_path):
     """The pin settles only the order's premise: a schedule `N`x too fast is too fast in torch 0.4 as well."""
     from torchlint.engine import lint_source

@@ -58,11 +58,13 @@ class TorchPin:
 def torch_pin(path: str, root: Optional[str]) -> TorchPin:
     """The torch a file at `path` runs with, as the folders from its own up to `root` (its repository's root)
     declare it. Without a repository (`root` None: a copy of the code), the walk ends at the first folder that
-    declares any dependency (the project's top), or after `_LEVELS` folders."""
+    declares any dependency (the project's top), or after `_LEVELS` folders. Its `files` are the folders walked
+    and the files read: what the answer rests on."""
     folder = os.path.dirname(os.path.abspath(path))
     root = os.path.abspath(root) if root is not None else None
     read: List[str] = []
     for _ in range(_LEVELS if root is None else 16):
+        read.append(folder)  # a `requirements.txt` created in it later changes the answer
         found = _declaring_files(folder, _mtime(folder))
         bounds: List[Bound] = []
         for file in found:
