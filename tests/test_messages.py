@@ -60,3 +60,9 @@ def test_the_item_a_loss_history_message_suggests_is_code_that_runs() -> None:
     """`loss * images.size(0).item()` would call `.item()` on an int: the suggestion is parenthesised, as the fix."""
     (finding,) = _findings("tl008_bug_weighted_by_batch.py", "TL008")
     assert "Accumulate `(loss * images.size(0)).item()` instead." in finding.message
+
+
+def test_a_ddp_wrap_in_the_function_around_an_engine_update_says_where_and_when() -> None:
+    (finding,) = _findings("tl016_bug_engine_update_closure_ddp.py", "TL016")
+    assert "wrapped in `DistributedDataParallel` by `train()` (line 12) when `args.distributed` is set" \
+        in finding.message

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -29,6 +29,7 @@ from torchlint.names import ModuleNames, dotted_name
 from torchlint.wrappers import SAME_MODULE_METHODS
 
 if TYPE_CHECKING:
+    from torchlint.flow.dataflow import FunctionFlow
     from torchlint.training.loop import TrainingLoop
     from torchlint.training.sites import Site
 
@@ -62,10 +63,40 @@ def ddp_wrap(loop: "TrainingLoop", name: str, where: "Site", names: ModuleNames)
     if "." in name:  # `self.model`: the file's bindings of the attribute
         return DdpWrap() if _bound_ddp(loop, name, names, 0) else None
     definitions = _definitions_at(loop, name, where)
-    if not definitions and loop.function is not None:  # a global the function reads: the file's bindings of it
+    if not definitions and loop.function is not None:
+        binds, enclosed = _from_enclosing(loop, name, names)
+        if binds:
+            return enclosed if isinstance(enclosed, DdpWrap) else None
+        # a global the function reads: the file's bindings of it
         return DdpWrap() if _bound_ddp(loop, name, names, 0) else None
     answer = _combined([_of_definition(loop, definition, names, 0) for definition in definitions])
     return answer if isinstance(answer, DdpWrap) else None
+
+
+def _from_enclosing(loop: "TrainingLoop", name: str, names: ModuleNames) -> Tuple[bool, Answer]:
+    """A name the loop's function reads from the function it is nested in (Ignite's `def update(engine, batch)`
+    inside `train()`): whether that function binds it, and what the definitions of it there that reach the
+    nested `def` say, with the tests they wait for."""
+    functions = getattr(loop, "functions", None)
+    enclosing = _enclosing_function(functions, loop.function) if functions is not None else None
+    if enclosing is None:
+        return False, None
+    outer = functions.flow(enclosing)
+    node = next((node for node in outer.graph.nodes if node.syntax is loop.function), None)
+    definitions = outer.reaching(node.index, name) if node is not None else []
+    if not definitions:
+        return False, None
+    return True, _combined([_of_definition(loop, definition, names, 0, outer, enclosing.name.value)
+                            for definition in definitions])
+
+
+def _enclosing_function(functions, function: cst.FunctionDef) -> Optional[cst.FunctionDef]:
+    """The function of the file that `function` is defined in, if any."""
+    candidates = [*functions.module_functions.values(),
+                  *(method for methods in functions.methods.values() for method in methods.values()),
+                  *(nested for inner in functions.nested.values() for nested in inner.values())]
+    return next((candidate for candidate in candidates
+                 if any(nested is function for nested in functions.nested.get(id(candidate), {}).values())), None)
 
 
 def _definitions_at(loop: "TrainingLoop", name: str, where: "Site") -> List[Definition]:
@@ -79,34 +110,37 @@ def _definitions_at(loop: "TrainingLoop", name: str, where: "Site") -> List[Defi
     return found
 
 
-def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNames, depth: int) -> Answer:
+def _of_definition(loop: "TrainingLoop", definition: Definition, names: ModuleNames, depth: int,
+                   outer: Optional["FunctionFlow"] = None, outer_name: str = "") -> Answer:
+    """What `definition` binds; `outer`: the flow of the function the loop's function is nested in, when the
+    definition is one of its (the wrap's scope and condition are then that function's)."""
     if depth > _DEPTH:
         return None
+    flow = outer if outer is not None else loop.flow
     if definition.kind == "parameter":
-        return _from_callers(loop, definition.name)
+        return _from_callers(loop, definition.name) if outer is None else None
     if definition.kind != "assign" or definition.unpacked or definition.value is None:
         return None
     value = definition.value
     inner = None
+    scope = outer_name if outer is not None else loop.function.name.value if loop.function else ""
     if isinstance(value, cst.Call):
         if _is_ddp(value, names):
-            return DdpWrap(scope=loop.function.name.value if loop.function else "",
-                           condition=_condition(loop, definition.node), node=value)
+            return DdpWrap(scope=scope, condition=_condition(flow, definition.node), node=value)
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value in SAME_MODULE_METHODS:
             inner = dotted_name(func.value)  # `model = model.to(device)`: the same object
         if inner is None:
             factory = _ddp_factory(loop, value)
             if factory is not None:
-                return DdpWrap(scope=loop.function.name.value if loop.function else "",
-                               condition=_condition(loop, definition.node), node=value, factory=factory)
+                return DdpWrap(scope=scope, condition=_condition(flow, definition.node), node=value, factory=factory)
             return _PLAIN
     elif isinstance(value, cst.Name):
         inner = value.value
     if inner is None or "." in inner:
         return None
-    earlier = loop.flow.reaching(definition.node, inner)
-    return _combined([_of_definition(loop, other, names, depth + 1) for other in earlier])
+    earlier = flow.reaching(definition.node, inner)
+    return _combined([_of_definition(loop, other, names, depth + 1, outer, outer_name) for other in earlier])
 
 
 def _is_ddp(call: cst.Call, names: ModuleNames) -> bool:
@@ -173,9 +207,9 @@ def _count_parameter(loop: "TrainingLoop") -> Optional[str]:
     return count.value if isinstance(count, cst.Name) else None
 
 
-def _condition(loop: "TrainingLoop", node: int) -> Optional[str]:
+def _condition(flow: "FunctionFlow", node: int) -> Optional[str]:
     """The `if` tests whose branches hold the control-flow node `node`, as written, joined by `and`."""
-    nodes = loop.flow.graph.nodes
+    nodes = flow.graph.nodes
     inside = nodes[node].branches
     tests = []
     for statement_id, holds in inside:
