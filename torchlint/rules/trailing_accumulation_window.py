@@ -174,22 +174,24 @@ class TrailingAccumulationWindow(Rule):
                 run = loop.run_of(step, check)
                 fix = None
                 if sized(iterable, context.names, loop.known_value) is not False:
-                    fix = self._fix(context, check, counter, iterable, condition, _reset_conditions(loop, step, check))
+                    fix = self._fix(context, check, counter, loop.first_value(counter, check.read_at(step)),
+                                    iterable, condition, _reset_conditions(loop, step, check))
                 elif iterable is not None:
                     message += (f" `{context.code(iterable)}` has no length to test for the last micro-batch: "
                                 f"call `{step.receiver}.step()` once more after the loop.")
                 yield Finding(check.expression, message, fix, timeline=run.lines() if run is not None else None)
 
     @staticmethod
-    def _fix(context: FileContext, check, counter, iterable, condition, resets=()) -> Optional[Fix]:
+    def _fix(context: FileContext, check, counter, first, iterable, condition, resets=()) -> Optional[Fix]:
         """Let the step through on the last micro-batch; `resets`: the conditions of the optimizer's resets
         that test the same window apart from the step (`if (i + 1) % n == 0: optimizer.zero_grad()` beside
         `loss_scaler(..., update_grad=(i + 1) % n == 0)`), rewritten alike, so the gradients the last step
-        applies are reset too."""
+        applies are reset too. `first`: the counter's value on the first micro-batch, where the step reads it
+        (`nb_tr_steps += 1` before the test: 1)."""
         if not isinstance(iterable, (cst.Name, cst.Attribute)):
             return None
         length = f"len({context.code(iterable)})"
-        last = f"({counter.name} + 1)" if counter.start == 0 else counter.name
+        last = f"({counter.name} + 1)" if first == 0 else counter.name
         edits = []
         for test, negated in ((condition, check.negated), *resets):
             if negated:
@@ -449,14 +451,15 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
     the condition's operand has on the first micro-batch (1 for `(i + 1) % N == 0` over `enumerate`)."""
     found = []
     for step in loop.window_steps:  # `scaler.step(opt)` / `opt.step()` of one window: one finding
-        if step.depth != 0 or not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
+        if not loop.steps_each_walked(step) or not any(loop.precedes(backward, step)
+                                                      for backward in loop.loop_backwards):
             continue
         for check in loop.accumulation_checks(step):
             counter = loop.counter(check.counter)
             if check.kind == "since":  # any count that advances with the micro-batches; the end is the loop's
                 counter = next((c for c in loop.counters if c.source != "manual"), None)
-            if counter is None or (counter.source not in ("enumerate", "range") and counter.restarted_after is None) \
-                    or counter.endless:
+            if counter is None or (counter.source not in ("enumerate", "range") and counter.restarted_after is None
+                                   and not counter.paced) or counter.endless:
                 continue
             if check.kind == "since":
                 first = SINCE  # `ni - last_opt_step >= N`: N micro-batches since the last step, wherever it was

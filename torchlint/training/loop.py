@@ -228,6 +228,22 @@ class TrainingLoop:
     def _is_elif(self, statement: cst.If) -> bool:
         return any(isinstance(part, cst.If) and part.orelse is statement for part in preorder(self.node))
 
+    def steps_each_walked(self, step: StepSite) -> bool:
+        """`step` sits in loops nested in this one that only walk the optimizers it steps (`for optimizer in
+        self.optimizers: optimizer.step()`), with no backward in them: it steps each of them once where it
+        runs, as a step at the loop's own level does; not an inner loop that is itself a window."""
+        graph = self.flow.graph
+        base = len(graph.nodes[self.iteration.region.head].loops)
+        inner = graph.nodes[step.point[0]].loops[base:]
+        if not inner:
+            return True
+        for nested in inner:
+            if not isinstance(nested, cst.For) or dotted_name(nested.target) != step.receiver:
+                return False
+            if any(nested in graph.nodes[backward.point[0]].loops for backward in self.backwards):
+                return False
+        return True
+
     def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
         for counter in self.counters:
             if counter.name == name:
@@ -754,10 +770,11 @@ class TrainingLoop:
 
     def resets_beside(self, optimizer: str) -> Tuple[bool, bool]:
         """(before, after): `optimizer.zero_grad()` (or the only optimizer's) among the statements just before
-        the loop, and just after it, in its block."""
+        the loop, and just after it, in its block; also in the block around a `with` that holds the loop
+        (`self.model.zero_grad()` then `with tqdm(...) as pbar: for ...`): a `with` runs its body whenever
+        it runs."""
         if not self.enclosing:
             return False, False
-        statements, index = self.enclosing[-1]
         single = len(self.optimizer_names) == 1
 
         def resets(block: Block) -> bool:
@@ -765,7 +782,14 @@ class TrainingLoop:
                        and (single or dotted_name(call.func.value) == optimizer)
                        for statement in block for call in calls_in(statement))
 
-        return resets(statements[:index]), resets(statements[index + 1:])
+        before = after = False
+        for level in range(len(self.enclosing) - 1, -1, -1):
+            statements, index = self.enclosing[level]
+            before = before or resets(statements[:index])
+            after = after or resets(statements[index + 1:])
+            if level == 0 or not isinstance(self.enclosing[level - 1][0][self.enclosing[level - 1][1]], cst.With):
+                break
+        return before, after
 
     # --- values carried across iterations ------------------------------------------------------
 
@@ -1621,10 +1645,23 @@ class TrainingLoop:
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
         value = self.value_before_loop(name)
-        if value is None and self.names is not None:
+        if value is None and self.names is not None and not self._local_object(name):
             bound = self.names.values_of(name)
             value = bound[0] if len(bound) == 1 else None
         return value
+
+    def _local_object(self, name: str) -> bool:
+        """`name` is an attribute of an object the loop's function holds in a name of its own: a parameter
+        (`config` of `train_one_epoch(net, config)`) or a local, not the module's name of the same spelling
+        (`config.accumulation_steps = 1` at module level says nothing about it). A method's own object
+        (`self`) is the one its class's methods set attributes on."""
+        root, dot, _ = name.partition(".")
+        if not dot or self.function is None:
+            return False
+        parameters = self.function.params.params
+        if self.class_def is not None and parameters and parameters[0].name.value == root:
+            return False
+        return bool(self.flow.entering(self.iteration.region, root))
 
     def run_of(self, step: Site, check: AccumulationCheck) -> Optional[Run]:
         """When `step` runs under `check` on a concrete run (`torchlint.training.timeline`)."""
@@ -1943,8 +1980,33 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
             continue
         start = int_value(loop.fresh_value(assignment.target))
         resumed = start is not None and loop.restored_before_loop(assignment.target)
-        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
+        counter = LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed)
+        if start is not None and not resumed and not assignment.guards and isinstance(loop.node, cst.For) \
+                and _restarted_each_run(loop, assignment.target, start):
+            iterable, endless = windows.walked_iterable(loop.node, names, loop.iterable_before_loop)
+            counter = dataclasses.replace(counter, paced=True, iterable=iterable, endless=endless)
+        counters.append(counter)
     return counters
+
+
+def _restarted_each_run(loop: TrainingLoop, name: str, start: int) -> bool:
+    """`name` is `start` whenever the loop starts, on every path into it and in every run of it (set again
+    before the loop in each epoch, or the loop runs once), and the loop's body sets it in one place only."""
+    region = loop.iteration.region
+    if sum(1 for index in region.body for d in loop.flow.graph.nodes[index].definitions if d.name == name) != 1:
+        return False
+    if loop.carried_into_next_run(name):
+        return False
+    definitions = loop.flow.entering(region, name)
+    if not definitions or loop.flow.first_entering(region, name)[1]:
+        return False
+    for definition in definitions:
+        if definition.kind != "assign" or definition.value is None:
+            return False
+        values = [definition.value] if definition.unpacked else _alternatives(definition.value)
+        if any(int_value(value) != start for value in values):
+            return False
+    return True
 
 
 def _skips_one_iteration(loop: TrainingLoop, header: Optional[LoopCounter], guard) -> bool:

@@ -42,7 +42,8 @@ from torchlint.walk import children, preorder
 
 # Wrappers around an iterable that keep its elements and their order. `tqdm` in any case: Ultralytics' `TQDM`
 # is a progress bar of the same kind.
-_PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
+_PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "progress_bar", "master_bar", "iter", "list",
+                                    "islice"})
 _ENDLESS_ITERATORS = frozenset({"itertools.cycle", "itertools.repeat", "itertools.count"})
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
@@ -64,6 +65,10 @@ class LoopCounter:
     # the calling loop's function calls right after that loop (`learner.end_epoch()`) with no step between:
     # its windows start again in each epoch, as an `enumerate` counter's do.
     restarted_after: Optional[cst.CSTNode] = None  # that call's statement
+    # A manual counter set to its start before every run of a `for` loop and advanced by one on every
+    # iteration (`nb_tr_steps = 0` before the loop, `nb_tr_steps += 1` in it, nothing else setting it):
+    # it numbers the micro-batches of each run as an `enumerate` counter does; `iterable` is what the loop walks.
+    paced: bool = False
 
 
 @dataclass(frozen=True)
@@ -433,6 +438,22 @@ def _header_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], 
         first = positional(iterable, 0) or keyword(iterable, "start")
         return LoopCounter(name, 0 if first is None else start_of(first), "count", None, iterable)
     return None
+
+
+def walked_iterable(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]]
+                    ) -> Tuple[Optional[cst.BaseExpression], bool]:
+    """What a `for` loop walks, progress bars and `enumerate` aside (`loader` of `for b in tqdm(loader):`, also
+    through `pbar = tqdm(loader)` before the loop), and whether it never ends (`itertools.cycle(loader)`)."""
+    iterable = unwrap(loop.iter)
+    if isinstance(iterable, cst.Name):
+        before = earlier(iterable.value)
+        if before is not None:
+            iterable = unwrap(before)
+    if isinstance(iterable, cst.Call) and last_component(dotted_name(iterable.func) or "") == "enumerate":
+        inner = positional(iterable, 0)
+        iterable = unwrap(inner) if inner is not None else iterable
+    endless = isinstance(iterable, cst.Call) and names.callee(iterable) in _ENDLESS_ITERATORS
+    return iterable, endless
 
 
 def known_length(iterable: Optional[cst.BaseExpression], names: ModuleNames,
