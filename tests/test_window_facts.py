@@ -593,3 +593,77 @@ def test_a_condition_the_backward_shares_leaves_the_window():
     """)
     (step,) = loop.optimizer_steps
     assert _CODE.code_for_node(loop.accumulation_check(step).count) == "accum"
+
+
+@pytest.mark.parametrize("where, known", [
+    ("def train(model, opt, loader, config):", None),  # the parameter's own attribute, not the module's
+    ("def train(model, opt, loader):", 1),  # the module's `config`
+])
+def test_a_count_read_from_an_attribute_is_the_modules_only_for_the_modules_object(where, known):
+    loop = _loop(f"""
+        config = load()
+        if viz:
+            config.accum = 1
+
+        {where}
+            accum = config.accum
+            for i, (x, y) in enumerate(loader):
+                (model(x).loss / accum).backward()
+                if (i + 1) % accum == 0:
+                    opt.step()
+                    opt.zero_grad()
+        """)
+    assert loop.count_value(cst.Name("accum")) == known
+
+
+def test_a_methods_own_attribute_keeps_the_value_its_class_sets():
+    loop = _loop("""
+        class Runner:
+            def __init__(self):
+                self.accum = 4
+
+            def epoch(self, model, opt, loader):
+                for i, x in enumerate(loader):
+                    (model(x).loss / self.accum).backward()
+                    if (i + 1) % self.accum == 0:
+                        opt.step()
+                        opt.zero_grad()
+        """)
+    assert loop.count_value(cst.parse_expression("self.accum")) == 4
+
+
+@pytest.mark.parametrize("step, each", [
+    ("for optimizer in self.optimizers:\n    optimizer.step()", True),
+    ("optimizer.step()", True),
+    ("for _ in range(2):\n    optimizer.step()", False),  # not a walk over the optimizers
+    ("for optimizer in self.optimizers:\n    (loss * 0).backward()\n    optimizer.step()", False),  # trains
+])
+def test_a_step_in_a_loop_over_its_optimizers_is_level_with_the_training_loop(step, each):
+    source = ("def epoch(self, loader):\n"
+              "    for i, x in enumerate(loader):\n"
+              "        loss = self.model(x).loss\n"
+              "        loss.backward()\n"
+              "        if (i + 1) % 4 == 0:\n"
+              + textwrap.indent(step, " " * 12) + "\n"
+              "            optimizer.zero_grad()\n")
+    module = cst.parse_module(source)
+    loop = find_training_loops(module, ModuleNames(module))[0]  # the loop over the loader
+    (stepped,) = [s for s in loop.steps if s.receiver == "optimizer"]
+    assert loop.steps_each_walked(stepped) is each
+
+
+@pytest.mark.parametrize("before", [
+    "model.zero_grad()\n    with tqdm(total=n) as pbar:",  # before the `with` that holds the loop
+    "with tqdm(total=n) as pbar:\n        model.zero_grad()",  # before the loop in the `with`
+])
+def test_a_reset_before_a_with_holding_the_loop_is_beside_it(before):
+    loop = _loop(f"""
+def epoch(model, optimizer, loader, n):
+    {before}
+        for i, x in enumerate(loader):
+            model(x).loss.backward()
+            if (i + 1) % 4 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+""")
+    assert loop.resets_beside("optimizer") == (True, False)
