@@ -667,3 +667,23 @@ def epoch(model, optimizer, loader, n):
                 optimizer.zero_grad()
 """)
     assert loop.resets_beside("optimizer") == (True, False)
+
+
+@pytest.mark.parametrize("tail, known", [
+    # The step skipped on a NaN norm, the window's reset outside that skip: the window is still `accum`.
+    ("if math.isnan(norm):\n    print('skip')\nelse:\n    opt.step()\nopt.zero_grad()", True),
+    # The reset skipped too: a skipped window's gradients run on into the next, whose size the code does not say.
+    ("if not math.isnan(norm):\n    opt.step()\n    opt.zero_grad()", False),
+    ("if norm < 10:\n    opt.step()", False),  # no reset after the step at all
+])
+def test_a_condition_that_only_skips_the_step_leaves_the_window_known(tail, known):
+    source = ("import math\n"
+              "def train(model, opt, loader, accum, ready):\n"
+              "    for i, x in enumerate(loader):\n"
+              "        (model(x).loss / accum).backward()\n"
+              "        if (i + 1) % accum == 0:\n"
+              "            norm = clip(model)\n"
+              + textwrap.indent(tail, " " * 12) + "\n")
+    loop = _loop(source)
+    (step,) = loop.window_steps
+    assert bool(loop.accumulation_checks(step)) is known

@@ -117,7 +117,7 @@ from torchlint.model import UNSAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
-from torchlint.training.windows import checks_in, known_length, sized
+from torchlint.training.windows import checks_in, known_length, sized, walk_counter
 from torchlint.walk import calls_in, contains, preorder
 
 
@@ -130,7 +130,7 @@ class TrailingAccumulationWindow(Rule):
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
             for step, check, counter, first in _trailing_windows(loop, context.names):
-                if _flushed_after(loop, step.receiver, check.count):
+                if _flushed_after(loop, step.receiver, check.count) or _flushed_after_run(loop, step, check):
                     continue
                 iterable = counter.iterable
                 count = context.code(check.count)
@@ -173,7 +173,12 @@ class TrailingAccumulationWindow(Rule):
                     )
                 run = loop.run_of(step, check)
                 fix = None
-                if sized(iterable, context.names, loop.known_value) is not False:
+                if not counter.name:  # the loop has no counter to test for its last micro-batch
+                    running = _running_mark(check)
+                    where = "the epochs' loop" if running is not None and loop.carried_into_next_run(running) \
+                        else "the loop"
+                    message += f" Call `{step.receiver}.step()` once more after {where}."
+                elif sized(iterable, context.names, loop.known_value) is not False:
                     fix = self._fix(context, check, counter, loop.first_value(counter, check.read_at(step)),
                                     iterable, condition, _reset_conditions(loop, step, check))
                 elif iterable is not None:
@@ -456,13 +461,19 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
             continue
         for check in loop.accumulation_checks(step):
             counter = loop.counter(check.counter)
-            if check.kind == "since":  # any count that advances with the micro-batches; the end is the loop's
-                counter = next((c for c in loop.counters if c.source != "manual"), None)
-            if counter is None or (counter.source not in ("enumerate", "range") and counter.restarted_after is None
-                                   and not counter.paced) or counter.endless:
+            if check.kind == "count" and not _counts_window_from_one(loop, check, counter):
                 continue
-            if check.kind == "since":
-                first = SINCE  # `ni - last_opt_step >= N`: N micro-batches since the last step, wherever it was
+            if check.kind in ("since", "count"):  # any count that advances with the micro-batches; the end is the
+                counter = next((c for c in loop.counters if c.source != "manual" or c.paced), None)  # loop's
+                if counter is None and isinstance(loop.node, cst.For):
+                    counter = walk_counter(loop.node, names, loop.iterable_before_loop)
+            if counter is None or (counter.source not in ("enumerate", "range", "walk")
+                                   and counter.restarted_after is None and not counter.paced) or counter.endless:
+                continue
+            if check.kind in ("since", "count"):
+                # `ni - last_opt_step >= N`, `micro == N` with `micro = 0` at the step: N micro-batches since
+                # the last step, wherever it was
+                first = SINCE
             elif check.kind != "modulo" or check.remainder not in ("zero", "last"):
                 continue
             else:
@@ -494,6 +505,17 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
 SINCE = -1  # `_trailing_windows`' `first` for a window counted since the last step
 
 
+def _counts_window_from_one(loop: TrainingLoop, check: AccumulationCheck, counter: Optional[LoopCounter]) -> bool:
+    """`micro == N` (`>=`, `!= N: continue`) where `micro` starts at 0, is bumped before the test and set back to
+    0 where the step runs: the step comes after exactly N micro-batches counted since the last one."""
+    if counter is None or counter.start != 0 or check.remainder != "count" or check.offset != 0:
+        return False
+    if counter.increment is None or loop.first_value(counter, check.read_at(check.guard.read_at)) != 1:
+        return False
+    restarts = [a for a in loop.assignments if a.target == counter.name and not a.reads_target]
+    return bool(restarts) and all(int_value(a.value) == 0 and loop.in_branch(a, check) for a in restarts)
+
+
 def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression) -> bool:
     """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop: not one that runs only when the
     epoch is no longer than one window (`if len(loader) <= accum:`), which leaves a longer epoch's last
@@ -503,6 +525,20 @@ def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression
                 and _shorter_than_window(loop, statement.test, count):
             continue
         if _steps(statement, optimizer):
+            return True
+    return False
+
+
+def _flushed_after_run(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> bool:
+    """A window counted since the last step whose mark runs on from epoch to epoch (`micro` set to 0 once, before
+    the epochs' loop) leaves a partial window behind only after the last epoch: a step after the epochs' loop
+    (in the same function) applies it."""
+    running = _running_mark(check)
+    if running is None or not loop.carried_into_next_run(running):
+        return False
+    for statements, index in loop.enclosing[:-1]:
+        if isinstance(statements[index], (cst.For, cst.While)) and any(
+                _steps(statement, step.receiver) for statement in statements[index + 1:]):
             return True
     return False
 
@@ -703,11 +739,12 @@ def _fate(loop: TrainingLoop, optimizer: str, check: AccumulationCheck) -> str:
         return " and are thrown away by the reset before the loop"
     if loop.whole_run:
         return ": this loop is the whole run, so no later update takes them"
-    if check.since is not None and loop.carried_into_next_run(check.since):
+    running = _running_mark(check)
+    if running is not None and loop.carried_into_next_run(running):
         if loop.whole_run is None:
-            return (f": they are lost, or, if the loop runs again for a next epoch with `{check.since}` running on, "
+            return (f": they are lost, or, if the loop runs again for a next epoch with `{running}` running on, "
                     f"they join its first window and only the last epoch's are lost")
-        return (f": `{check.since}` runs on, so they join the next epoch's first window, but the last epoch's "
+        return (f": `{running}` runs on, so they join the next epoch's first window, but the last epoch's "
                 f"are never applied")
     if loop.whole_run is None:
         return ": they are lost, or, if the loop runs again for a next epoch, they leak into its first update"
@@ -717,3 +754,11 @@ def _fate(loop: TrainingLoop, optimizer: str, check: AccumulationCheck) -> str:
 def _reset_before(loop: TrainingLoop, optimizer: str) -> bool:
     """`optimizer.zero_grad()` (or the only optimizer's model's) in the statements just before the loop."""
     return loop.resets_beside(optimizer)[0]
+
+
+def _running_mark(check: AccumulationCheck) -> Optional[str]:
+    """What a window counted since the last step keeps between steps: `last_opt_step` of `ni - last_opt_step >=
+    N`, `micro` of `micro == N`."""
+    if check.since is not None:
+        return check.since
+    return check.counter if check.kind == "count" else None

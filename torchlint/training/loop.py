@@ -309,7 +309,8 @@ class TrainingLoop:
                 mine = [check for check in checks if any(check.expression is own.expression for own in found)]
                 if mine:
                     required.append(mine)
-                elif not self._holds_on_boundaries(test, holds, found, checks):
+                elif not self._holds_on_boundaries(test, holds, found, checks) \
+                        and not self._only_skips_step(step, guard, checks):
                     return ()
         if len(required) < 2 or all(check.same_window(checks[0]) for group in required for check in group):
             return checks
@@ -320,6 +321,26 @@ class TrainingLoop:
                    for (other,) in required):
                 return (wide,)
         return ()
+
+    def _only_skips_step(self, step: StepSite, guard, checks: Tuple[AccumulationCheck, ...]) -> bool:
+        """A further condition of the step (`if math.isnan(grad_norm): warn` / `else: optimizer.step()`) that
+        the window's reset does not share: the stepped optimizer's `zero_grad()` runs after the step under the
+        window's own conditions only, so a window whose step is skipped is cleared all the same and the next
+        one starts afresh. The window is still the checks'; only some of its steps are left out."""
+        single = len(self.optimizer_names) == 1
+        own = {(id(g.node), g.negated) for g in step.guards}
+        windows_guards = {id(check.guard.node) for check in checks}
+        for reset in self.resets:
+            if reset.kind != "zero_grad" or reset.depth != 0 or not (reset.target == step.receiver or single):
+                continue
+            guards = {(id(g.node), g.negated) for g in reset.guards}
+            if (id(guard.node), guard.negated) in guards or (id(guard.node), not guard.negated) in guards \
+                    or not guards <= own or not any(g.node is not None and id(g.node) in windows_guards
+                                                    for g in reset.guards):
+                continue
+            if self.precedes(step, reset) and not self.precedes(reset, step):
+                return True
+        return False
 
     def _holds_on_boundaries(self, test: cst.BaseExpression, holds: bool, found: List[AccumulationCheck],
                              checks: Tuple[AccumulationCheck, ...]) -> bool:

@@ -55,7 +55,7 @@ class LoopCounter:
 
     name: str
     start: Optional[int]  # None when the start cannot be read from the code
-    source: str  # enumerate | range | count | manual
+    source: str  # enumerate | range | count | manual | framework | walk (`windows.walk_counter`)
     increment: Optional[Assignment] = None  # the `name += 1` of a manual counter
     origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
@@ -454,6 +454,14 @@ def walked_iterable(loop: cst.For, names: ModuleNames, earlier: Callable[[str], 
         iterable = unwrap(inner) if inner is not None else iterable
     endless = isinstance(iterable, cst.Call) and names.callee(iterable) in _ENDLESS_ITERATORS
     return iterable, endless
+
+
+def walk_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]]
+                 ) -> LoopCounter:
+    """The micro-batches of a `for` loop with no counter of its own (`for x, y in loader:`), as a counter with no
+    name: what it walks tells where the loop ends, for windows counted by something else (`micro == N`)."""
+    iterable, endless = walked_iterable(loop, names, earlier)
+    return LoopCounter("", None, "walk", None, None, iterable, endless)
 
 
 def known_length(iterable: Optional[cst.BaseExpression], names: ModuleNames,
