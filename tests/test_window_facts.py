@@ -543,8 +543,14 @@ def test_a_counter_bumped_on_every_micro_batch_but_one_still_counts_them(guard, 
 
 
 @pytest.mark.parametrize("branch, window", [
-    # a further condition of the step's own, one the backward does not share: the window is not `accum`
+    # a counter of the windows, bumped where each one closes: every `log_every`-th window steps
     ("if (i + 1) % accum == 0:\n    updates += 1\n    if updates % log_every == 0:\n"
+     "        opt.step()\n        opt.zero_grad()", "accum * log_every"),
+    # ... read before it is bumped, the step comes on the first window: not a window count
+    ("if (i + 1) % accum == 0:\n    if updates % log_every == 0:\n"
+     "        opt.step()\n        opt.zero_grad()\n    updates += 1", None),
+    # a further condition of the step's own, one the backward does not share: the window is not `accum`
+    ("if (i + 1) % accum == 0:\n    if x.sum() > 0:\n        updates += 1\n    if updates % log_every == 0:\n"
      "        opt.step()\n        opt.zero_grad()", None),
     ("if (i + 1) % accum == 0:\n    if ready:\n        opt.step()\n        opt.zero_grad()", None),
     ("if (i + 1) % accum == 0 and ready:\n    opt.step()\n    opt.zero_grad()", None),
@@ -687,3 +693,26 @@ def test_a_condition_that_only_skips_the_step_leaves_the_window_known(tail, know
     loop = _loop(source)
     (step,) = loop.window_steps
     assert bool(loop.accumulation_checks(step)) is known
+
+
+@pytest.mark.parametrize("before_loop, window", [
+    ("", "accum * log_every"),  # both counters start again in each epoch
+    ("        pass\n", None),  # `updates` runs on from epoch to epoch while `i` starts again: windows drift
+])
+def test_a_window_counter_lines_up_with_the_micro_batch_counter_only_when_both_start_again(before_loop, window):
+    reset = "        updates = 0\n" if not before_loop else before_loop
+    source = ("updates = 0\n"
+              "for epoch in range(epochs):\n"
+              + reset +
+              "    for i, (x, y) in enumerate(loader):\n"
+              "        criterion(model(x), y).backward()\n"
+              "        if (i + 1) % accum == 0:\n"
+              "            updates += 1\n"
+              "            if updates % log_every == 0:\n"
+              "                opt.step()\n"
+              "                opt.zero_grad()\n")
+    source = source.replace("\n        updates = 0\n", "\n    updates = 0\n").replace("\n        pass\n", "\n    pass\n")
+    loop = _loop(source)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert (None if check is None else _CODE.code_for_node(check.count)) == window

@@ -316,11 +316,49 @@ class TrainingLoop:
             return checks
         if any(len(group) > 1 for group in required):
             return ()
+        if len(required) == 2:
+            (first,), (second,) = required
+            for outer, inner in ((first, second), (second, first)):
+                if self._counts_windows_of(inner, outer):
+                    return (windows.product_window(outer, inner),)
         for (wide,) in required:
             if all(other is wide or other.same_window(wide) or windows.multiple_of(wide, other, self.count_value)
                    for (other,) in required):
                 return (wide,)
         return ()
+
+    def _counts_windows_of(self, inner: AccumulationCheck, outer: AccumulationCheck) -> bool:
+        """`inner`'s counter numbers `outer`'s windows: `glb_step += 1` where `outer` (`actual_step % n == 0`)
+        lets the step through and nowhere else, read after that by `inner` (`glb_step % f == 0`), so `inner` holds
+        on every `f`-th of `outer`'s windows: a window of `n * f` micro-batches. Both start from 0 together: the
+        outer counter is 1 on the first micro-batch, the window counter 0 before it, and each is set back to its
+        start before every run of the loop, or neither is (both run on from epoch to epoch)."""
+        if inner.kind != "modulo" or outer.kind != "modulo" or "zero" != inner.remainder or "zero" != outer.remainder \
+                or inner.offset != 0 or inner.counter is None or outer.counter is None:
+            return False
+        counter = self.counter(outer.counter)
+        if counter is None or counter.start is None or counter.resumed \
+                or self.first_value(counter, outer.read_at(outer.guard.read_at)) + outer.offset != 1:
+            return False
+        name = inner.counter
+        region = self.iteration.region
+        updates = [a for a in self.assignments if a.target == name]
+        if sum(1 for index in region.body for d in self.flow.graph.nodes[index].definitions if d.name == name) != 1 \
+                or len(updates) != 1 or not windows.is_increment(updates[0]) or updates[0].depth != 0:
+            return False
+        bump = updates[0]
+        if not bump.guards or any(guard.node is not outer.guard.node or guard.negated != outer.guard.negated
+                                  for guard in bump.guards):
+            return False
+        if not self.dominates(bump, inner.read_at(inner.guard.read_at)):
+            return False
+        if int_value(self.fresh_value(name)) != 0 or self.restored_before_loop(name):
+            return False
+        if any(self.assigned_in_loop(read) for check in (inner, outer) for read in iter_names(check.count)):
+            return False
+        outer_restarts = counter.source in ("enumerate", "range") or counter.paced
+        inner_restarts = _restarted_each_run(self, name, 0)
+        return outer_restarts == inner_restarts
 
     def _only_skips_step(self, step: StepSite, guard, checks: Tuple[AccumulationCheck, ...]) -> bool:
         """A further condition of the step (`if math.isnan(grad_norm): warn` / `else: optimizer.step()`) that
@@ -582,7 +620,10 @@ class TrainingLoop:
         return None
 
     def in_branch(self, site: Site, check: AccumulationCheck) -> bool:
-        """`site` runs only on iterations where `check` lets the step through."""
+        """`site` runs only on iterations where `check` lets the step through (for a window counted in windows of
+        another, `glb_step % f == 0` in `actual_step % n == 0`, where both do)."""
+        if check.counted_by is not None and not self.in_branch(site, check.counted_by):
+            return False
         return check.guard.assume >= 0 and self.dominates(check.guard.assume, site)
 
     def once_per_window(self, site: Site, check: AccumulationCheck) -> bool:

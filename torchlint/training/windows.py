@@ -101,6 +101,9 @@ class AccumulationCheck:
     # `(self.idx + 1) % interval == 0`): `expression` is that call; what counts the micro-batches is the
     # object's state, whose value on the first one is not read (`counter` is None).
     through: Optional[cst.Call] = None
+    # A further condition on a counter of this check's windows (`glb_step % f == 0` where `glb_step += 1` runs
+    # each time this check holds): the window is `count` = `n * f` micro-batches (`product_window`).
+    counted_by: Optional["AccumulationCheck"] = None
 
     @property
     def condition(self) -> cst.BaseExpression:
@@ -454,6 +457,20 @@ def walked_iterable(loop: cst.For, names: ModuleNames, earlier: Callable[[str], 
         iterable = unwrap(inner) if inner is not None else iterable
     endless = isinstance(iterable, cst.Call) and names.callee(iterable) in _ENDLESS_ITERATORS
     return iterable, endless
+
+
+def product_window(outer: AccumulationCheck, inner: AccumulationCheck) -> AccumulationCheck:
+    """`outer` (`actual_step % n == 0`) with the window that `inner` (`glb_step % f == 0`, `glb_step` numbering
+    `outer`'s windows) makes of it: `n * f` micro-batches."""
+    count = cst.BinaryOperation(left=_grouped_factor(outer.count), operator=cst.Multiply(),
+                                right=_grouped_factor(inner.count))
+    return dataclasses.replace(outer, count=count, counted_by=inner)
+
+
+def _grouped_factor(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
 
 
 def walk_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]]
