@@ -16,6 +16,13 @@ that loop. Also flags, in any training loop whose backward goes through a
 `torch.nn.utils.clip_grad_norm_`/`clip_grad_value_` before `scaler.step`
 with no `scaler.unscale_(optimizer)` before it.
 
+The step's window may be a number of smaller windows: `glb_step += 1` where
+`actual_step % N == 0` holds, and the step under a further `if glb_step % F
+== 0:` (OpenPrompt's tutorials) steps every `N * F` micro-batches; a clip in
+the outer branch runs every `N` of them and is flagged, its fix moving it
+next to the step (before a further condition of the step's own, `if
+optimizer1 is not None:`, so it still runs for the other optimizers).
+
 ## Why is this bad?
 
 `scaler.unscale_(optimizer)` may run once between two `scaler.update()`

@@ -6,7 +6,9 @@ Flags the step condition of a gradient-accumulation loop when it cannot hold
 on the last micro-batch of the loop (`(i + 1) % N == 0` with `i` from
 `enumerate(loader)`, or `i % N == 0` with a 1-based `i`) and nothing after
 the loop flushes the gradients that are left (`optimizer.step()` after the
-loop).
+loop). The count may be kept by hand: set before the loop in each epoch and
+bumped on every micro-batch (CodeT5's `nb_tr_steps += 1` before `if
+nb_tr_steps % N == 0:`), it numbers the micro-batches as `enumerate` does.
 
 ## Why is this bad?
 
@@ -45,11 +47,15 @@ window (`i % N == 0` with a 0-based `i`, TL004's bug) leaves the micro-batches
 after the epoch's last step behind too; both findings come on the first run.
 So does a window counted since the last step (YOLOv5's and YOLOv9's
 `ni - last_opt_step >= accumulate` with `last_opt_step = ni` in the step's
-branch; also `> N - 1`, `last + N <= ni`, the difference held in a name):
+branch; also `> N - 1`, `last + N <= ni`, the difference held in a name; a
+count set back to 0 at each step, `micro == N` or FastSpeech2's `if
+forward_count != N: continue`, also over a loop with no counter of its own):
 with `optimizer.zero_grad()` before each epoch's loop the left-over
 micro-batches are thrown away; where the mark runs on from epoch to epoch
 with nothing resetting between them, they join the next epoch's first window
-and only the last epoch's are lost.
+and only the last epoch's are lost (a step after the epochs' loop applies
+them: not flagged). A step of each optimizer in a loop over them (`for
+optimizer in self.optimizers: optimizer.step()`) is the step.
 
 A flush or a last-batch test that only runs in an epoch no longer than one
 window (`if len(loader) <= N:` after the loop, `or (len(loader) <= N and i +
