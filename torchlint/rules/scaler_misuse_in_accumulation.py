@@ -287,6 +287,43 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # The step every `log_every` windows of `accum` micro-batches: the clip goes next to it, before the
+        # step's own `if`, where it runs on every boundary of the wider window.
+        Example(
+            """
+import torch
+micro, windows = 0, 0
+for x, y in loader:
+    (criterion(model(x), y) / (accum * log_every)).backward()
+    micro += 1
+    if micro % accum == 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        windows += 1
+        if windows % log_every == 0:
+            if optimizer is not None:
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+optimizer.step()
+""",
+            line=8,
+            fixed="""
+import torch
+micro, windows = 0, 0
+for x, y in loader:
+    (criterion(model(x), y) / (accum * log_every)).backward()
+    micro += 1
+    if micro % accum == 0:
+        windows += 1
+        if windows % log_every == 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if optimizer is not None:
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+optimizer.step()
+""",
+        ),
         Example(
             """
 import torch

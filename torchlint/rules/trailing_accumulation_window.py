@@ -466,6 +466,8 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                                                       for backward in loop.loop_backwards):
             continue
         for check in loop.accumulation_checks(step):
+            if check.counted_by is not None:
+                continue  # a window of windows (`glb_step % f == 0` in `i % n == 0`): no one condition to extend
             counter = loop.counter(check.counter)
             if check.kind == "count" and not _counts_window_from_one(loop, check, counter):
                 continue
