@@ -57,3 +57,77 @@ def test_a_progress_bar_wrapped_on_some_paths_keeps_the_enumerate_counter(before
     else:
         assert counter is not None and counter.source == "enumerate" and counter.start == 0
         assert cst.Module(body=[]).code_for_node(counter.iterable) == counted
+
+
+def _loop(source: str):
+    module = cst.parse_module(textwrap.dedent(source))
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    return loop
+
+
+_PACED = """
+def train(loader, model, opt, args, epochs):
+    for epoch in range(epochs):
+{before}
+        for batch in {iterable}:
+            model(batch).backward()
+{bump}
+            if n % 4 == 0:
+                opt.step()
+                opt.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("before, bump, paced", [
+    ("        n = 0", "            n += 1", True),  # set again in each epoch
+    ("        a, n, b = 0, 0, 0", "            n = n + 1", True),  # CodeT5's `nb_tr_examples, nb_tr_steps, ...`
+    ("        pass", "            n += 1", False),  # `n` runs on from epoch to epoch (unset here: no start)
+    ("        n = 0", "            if batch is not None:\n                n += 1", False),  # not every iteration
+    ("        n = 0", "            n += 1\n            if n > 100:\n                n = 0", False),  # set twice
+])
+def test_a_manual_counter_set_before_each_run_and_bumped_every_iteration_is_paced(before, bump, paced) -> None:
+    loop = _loop(_PACED.format(before=before, bump=bump, iterable="loader"))
+    counter = loop.counter("n")
+    assert (counter is not None and counter.paced) is paced
+    if paced:
+        assert counter.start == 0 and cst.Module(body=[]).code_for_node(counter.iterable) == "loader"
+
+
+def test_a_counter_set_once_before_the_epochs_is_not_paced() -> None:
+    loop = _loop("""
+    def train(loader, model, opt, epochs):
+        n = 0
+        for epoch in range(epochs):
+            for batch in loader:
+                model(batch).backward()
+                n += 1
+                if n % 4 == 0:
+                    opt.step()
+                    opt.zero_grad()
+    """)
+    assert loop.counter("n").start == 0 and not loop.counter("n").paced
+
+
+@pytest.mark.parametrize("iterable, walked, endless", [
+    ("tqdm(loader)", "loader", False),
+    ("progress_bar(range(steps), parent=mb)", "range(steps)", False),
+    ("itertools.cycle(loader)", "itertools.cycle(loader)", True),
+])
+def test_a_paced_counter_walks_what_the_loop_walks(iterable: str, walked: str, endless: bool) -> None:
+    source = "import itertools\n" + _PACED.format(before="        n = 0", bump="            n += 1", iterable=iterable)
+    counter = _loop(source).counter("n")
+    assert counter.paced and counter.endless is endless
+    assert cst.Module(body=[]).code_for_node(counter.iterable) == walked
+
+
+def test_fastprogress_bars_keep_the_range_counter() -> None:
+    loop = _loop("""
+    from fastprogress import progress_bar
+    def train(model, opt, steps, mb):
+        for i in progress_bar(range(steps), parent=mb):
+            model(i).backward()
+            if (i + 1) % 4 == 0:
+                opt.step()
+                opt.zero_grad()
+    """)
+    assert (loop.counter("i").source, loop.counter("i").start) == ("range", 0)

@@ -54,7 +54,7 @@ NO_RESET = (
 )
 COUNTER = "step = 0\n"
 # `step` counts from 0 (the cell above): the first update comes after one micro-batch (TL004); the mean loss
-# is not divided by `accum` (TL003).
+# is not divided by `accum` (TL003). The micro-batches after the last update are stepped after the loop (no TL010).
 ACCUMULATE = (
     "for x, y in loader:\n"
     "    loss = criterion(model(x), y)\n"
@@ -63,6 +63,7 @@ ACCUMULATE = (
     "        sgd.step()\n"
     "        sgd.zero_grad()\n"
     "    step += 1\n"
+    "sgd.step()\n"
 )
 # A markdown cell that quotes a buggy loop: prose, not code.
 PROSE = "## Training\n\n```python\nfor x, y in loader:\n    loss.backward()\n    sgd.step()\n```\n"

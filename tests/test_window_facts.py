@@ -543,8 +543,14 @@ def test_a_counter_bumped_on_every_micro_batch_but_one_still_counts_them(guard, 
 
 
 @pytest.mark.parametrize("branch, window", [
-    # a further condition of the step's own, one the backward does not share: the window is not `accum`
+    # a counter of the windows, bumped where each one closes: every `log_every`-th window steps
     ("if (i + 1) % accum == 0:\n    updates += 1\n    if updates % log_every == 0:\n"
+     "        opt.step()\n        opt.zero_grad()", "accum * log_every"),
+    # ... read before it is bumped, the step comes on the first window: not a window count
+    ("if (i + 1) % accum == 0:\n    if updates % log_every == 0:\n"
+     "        opt.step()\n        opt.zero_grad()\n    updates += 1", None),
+    # a further condition of the step's own, one the backward does not share: the window is not `accum`
+    ("if (i + 1) % accum == 0:\n    if x.sum() > 0:\n        updates += 1\n    if updates % log_every == 0:\n"
      "        opt.step()\n        opt.zero_grad()", None),
     ("if (i + 1) % accum == 0:\n    if ready:\n        opt.step()\n        opt.zero_grad()", None),
     ("if (i + 1) % accum == 0 and ready:\n    opt.step()\n    opt.zero_grad()", None),
@@ -593,3 +599,120 @@ def test_a_condition_the_backward_shares_leaves_the_window():
     """)
     (step,) = loop.optimizer_steps
     assert _CODE.code_for_node(loop.accumulation_check(step).count) == "accum"
+
+
+@pytest.mark.parametrize("where, known", [
+    ("def train(model, opt, loader, config):", None),  # the parameter's own attribute, not the module's
+    ("def train(model, opt, loader):", 1),  # the module's `config`
+])
+def test_a_count_read_from_an_attribute_is_the_modules_only_for_the_modules_object(where, known):
+    loop = _loop(f"""
+        config = load()
+        if viz:
+            config.accum = 1
+
+        {where}
+            accum = config.accum
+            for i, (x, y) in enumerate(loader):
+                (model(x).loss / accum).backward()
+                if (i + 1) % accum == 0:
+                    opt.step()
+                    opt.zero_grad()
+        """)
+    assert loop.count_value(cst.Name("accum")) == known
+
+
+def test_a_methods_own_attribute_keeps_the_value_its_class_sets():
+    loop = _loop("""
+        class Runner:
+            def __init__(self):
+                self.accum = 4
+
+            def epoch(self, model, opt, loader):
+                for i, x in enumerate(loader):
+                    (model(x).loss / self.accum).backward()
+                    if (i + 1) % self.accum == 0:
+                        opt.step()
+                        opt.zero_grad()
+        """)
+    assert loop.count_value(cst.parse_expression("self.accum")) == 4
+
+
+@pytest.mark.parametrize("step, each", [
+    ("for optimizer in self.optimizers:\n    optimizer.step()", True),
+    ("optimizer.step()", True),
+    ("for _ in range(2):\n    optimizer.step()", False),  # not a walk over the optimizers
+    ("for optimizer in self.optimizers:\n    (loss * 0).backward()\n    optimizer.step()", False),  # trains
+])
+def test_a_step_in_a_loop_over_its_optimizers_is_level_with_the_training_loop(step, each):
+    source = ("def epoch(self, loader):\n"
+              "    for i, x in enumerate(loader):\n"
+              "        loss = self.model(x).loss\n"
+              "        loss.backward()\n"
+              "        if (i + 1) % 4 == 0:\n"
+              + textwrap.indent(step, " " * 12) + "\n"
+              "            optimizer.zero_grad()\n")
+    module = cst.parse_module(source)
+    loop = find_training_loops(module, ModuleNames(module))[0]  # the loop over the loader
+    (stepped,) = [s for s in loop.steps if s.receiver == "optimizer"]
+    assert loop.steps_each_walked(stepped) is each
+
+
+@pytest.mark.parametrize("before", [
+    "model.zero_grad()\n    with tqdm(total=n) as pbar:",  # before the `with` that holds the loop
+    "with tqdm(total=n) as pbar:\n        model.zero_grad()",  # before the loop in the `with`
+])
+def test_a_reset_before_a_with_holding_the_loop_is_beside_it(before):
+    loop = _loop(f"""
+def epoch(model, optimizer, loader, n):
+    {before}
+        for i, x in enumerate(loader):
+            model(x).loss.backward()
+            if (i + 1) % 4 == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+""")
+    assert loop.resets_beside("optimizer") == (True, False)
+
+
+@pytest.mark.parametrize("tail, known", [
+    # The step skipped on a NaN norm, the window's reset outside that skip: the window is still `accum`.
+    ("if math.isnan(norm):\n    print('skip')\nelse:\n    opt.step()\nopt.zero_grad()", True),
+    # The reset skipped too: a skipped window's gradients run on into the next, whose size the code does not say.
+    ("if not math.isnan(norm):\n    opt.step()\n    opt.zero_grad()", False),
+    ("if norm < 10:\n    opt.step()", False),  # no reset after the step at all
+])
+def test_a_condition_that_only_skips_the_step_leaves_the_window_known(tail, known):
+    source = ("import math\n"
+              "def train(model, opt, loader, accum, ready):\n"
+              "    for i, x in enumerate(loader):\n"
+              "        (model(x).loss / accum).backward()\n"
+              "        if (i + 1) % accum == 0:\n"
+              "            norm = clip(model)\n"
+              + textwrap.indent(tail, " " * 12) + "\n")
+    loop = _loop(source)
+    (step,) = loop.window_steps
+    assert bool(loop.accumulation_checks(step)) is known
+
+
+@pytest.mark.parametrize("before_loop, window", [
+    ("", "accum * log_every"),  # both counters start again in each epoch
+    ("        pass\n", None),  # `updates` runs on from epoch to epoch while `i` starts again: windows drift
+])
+def test_a_window_counter_lines_up_with_the_micro_batch_counter_only_when_both_start_again(before_loop, window):
+    reset = "        updates = 0\n" if not before_loop else before_loop
+    source = ("updates = 0\n"
+              "for epoch in range(epochs):\n"
+              + reset +
+              "    for i, (x, y) in enumerate(loader):\n"
+              "        criterion(model(x), y).backward()\n"
+              "        if (i + 1) % accum == 0:\n"
+              "            updates += 1\n"
+              "            if updates % log_every == 0:\n"
+              "                opt.step()\n"
+              "                opt.zero_grad()\n")
+    source = source.replace("\n        updates = 0\n", "\n    updates = 0\n").replace("\n        pass\n", "\n    pass\n")
+    loop = _loop(source)
+    (step,) = loop.optimizer_steps
+    check = loop.accumulation_check(step)
+    assert (None if check is None else _CODE.code_for_node(check.count)) == window

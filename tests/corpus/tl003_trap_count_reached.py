@@ -11,3 +11,6 @@ def train(cfg, model, stream, optimizer, criterion):
             optimizer.step()
             optimizer.zero_grad()
             micro = 0
+    if micro:  # the last, partial window
+        optimizer.step()
+        optimizer.zero_grad()

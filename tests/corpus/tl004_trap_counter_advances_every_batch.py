@@ -18,3 +18,6 @@ def train(model, loader, accum=4):
             optimizer_steps += 1
             if optimizer_steps % 100 == 0:
                 print(optimizer_steps, loss.item())
+    if micro_step % accum != 0:  # the last, partial window
+        optimizer.step()
+        optimizer.zero_grad()

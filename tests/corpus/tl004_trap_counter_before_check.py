@@ -20,3 +20,7 @@ class Trainer:
                 self.scheduler.step()
                 self.optimizer.zero_grad()
                 self.global_step += 1
+        if micro_step % self.accum != 0:  # the last, partial window
+            self.optimizer.step()
+            self.scheduler.step()
+            self.optimizer.zero_grad()

@@ -14,7 +14,7 @@ def train(model, loader, cfg):
             loss.backward()
             micro += 1
             sched.step()  # expect: TL009
-            if micro == cfg.accum:
+            if micro == cfg.accum:  # expect: TL010
                 optimizer.step()
                 optimizer.zero_grad()
                 micro = 0

@@ -11,7 +11,7 @@ def train(model, batches, optimizer, grad_accum, total_micro_batches):
             loss = torch.nn.functional.mse_loss(model(inputs), targets) / grad_accum
         scaler.scale(loss).backward()
         micro += 1
-        if micro == grad_accum:
+        if micro == grad_accum:  # expect: TL010
             scaler.step(optimizer)
             optimizer.zero_grad()
             micro = 0

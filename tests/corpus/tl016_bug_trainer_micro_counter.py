@@ -18,7 +18,7 @@ class Trainer:
             out = self.model(**batch)  # expect: TL016
             (out.loss / self.grad_accum).backward()
             micro += 1
-            if micro == self.grad_accum:
+            if micro == self.grad_accum:  # expect: TL010
                 self.optimizer.step()
                 self.optimizer.zero_grad(set_to_none=True)
                 micro = 0

@@ -18,7 +18,7 @@ class Seq2SeqTrainer:
             loss /= self.accumulate  # expect: TL017
             loss.backward()
             micro += 1
-            if micro == self.accumulate:
+            if micro == self.accumulate:  # expect: TL010
                 self.optimizer.step()
                 self.optimizer.zero_grad()
                 micro = 0

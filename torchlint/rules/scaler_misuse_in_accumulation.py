@@ -16,6 +16,13 @@ that loop. Also flags, in any training loop whose backward goes through a
 `torch.nn.utils.clip_grad_norm_`/`clip_grad_value_` before `scaler.step`
 with no `scaler.unscale_(optimizer)` before it.
 
+The step's window may be a number of smaller windows: `glb_step += 1` where
+`actual_step % N == 0` holds, and the step under a further `if glb_step % F
+== 0:` (OpenPrompt's tutorials) steps every `N * F` micro-batches; a clip in
+the outer branch runs every `N` of them and is flagged, its fix moving it
+next to the step (before a further condition of the step's own, `if
+optimizer1 is not None:`, so it still runs for the other optimizers).
+
 ## Why is this bad?
 
 `scaler.unscale_(optimizer)` may run once between two `scaler.update()`
@@ -88,6 +95,7 @@ scripts train exactly like the reference.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Set, Tuple
@@ -101,7 +109,7 @@ from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, Site, StepSite, TrainingLoop, roles
 from torchlint.training.timeline import listing
 from torchlint.training.windows import InnerWindow, checks_in
-from torchlint.walk import calls_in
+from torchlint.walk import calls_in, preorder
 
 # Clips that read `.grad` as it is: after `scaler.scale(loss).backward()` they need `scaler.unscale_` first.
 _TORCH_CLIPS = frozenset({
@@ -156,6 +164,12 @@ class ScalerMisuseInAccumulation(Rule):
         what, step_code = context.code(work.site.node), context.site_code(step)
         condition = f"`{context.code(check.guard.test)}`" + (" is false" if check.guard.negated else "")
         head = f"`{what}` runs on every micro-batch but `{step_code}` only when {condition}"
+        counted = check.counted_by
+        if counted is not None and loop.in_branch(work.site, dataclasses.replace(check, counted_by=None)):
+            # `glb_step % f == 0` in `actual_step % n == 0`: the window is `n * f` micro-batches, the clip runs every n
+            also = f"`{context.code(counted.guard.test)}`" + (" is false" if counted.guard.negated else "")
+            head = (f"`{what}` runs every `{context.code(check.count.left)}` micro-batches ({condition}) but "
+                    f"`{step_code}` only when {also} too, every `{context.code(check.count)}` micro-batches")
         updates_every = any(other.kind == "update" and other.receiver == work.receiver
                             and _every_micro_batch(loop, other, step, check) for other in works)
         return Finding(work.site.node, _message(context, loop, work, works, head, updates_every),
@@ -273,6 +287,43 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # The step every `log_every` windows of `accum` micro-batches: the clip goes next to it, before the
+        # step's own `if`, where it runs on every boundary of the wider window.
+        Example(
+            """
+import torch
+micro, windows = 0, 0
+for x, y in loader:
+    (criterion(model(x), y) / (accum * log_every)).backward()
+    micro += 1
+    if micro % accum == 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        windows += 1
+        if windows % log_every == 0:
+            if optimizer is not None:
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+optimizer.step()
+""",
+            line=8,
+            fixed="""
+import torch
+micro, windows = 0, 0
+for x, y in loader:
+    (criterion(model(x), y) / (accum * log_every)).backward()
+    micro += 1
+    if micro % accum == 0:
+        windows += 1
+        if windows % log_every == 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if optimizer is not None:
+                optimizer.step()
+                optimizer.zero_grad()
+            scheduler.step()
+optimizer.step()
+""",
+        ),
         Example(
             """
 import torch
@@ -581,7 +632,26 @@ def _move(context: FileContext, loop: TrainingLoop, work: _Work, works: List[_Wo
                  and loop.dominates(other.site, step)]
         anchor = next((clip for clip in clips if not any(loop.dominates(c, clip) for c in clips if c is not clip)),
                       step)
+    if work.kind == "clip" and anchor is step:
+        own = _own_step_condition(step, site, check)
+        if own is not None:
+            if own.after_continue or not isinstance(own.node, cst.If) or not site.on_own_line \
+                    or any(isinstance(part, cst.If) and part.orelse is own.node for part in preorder(loop.node)):
+                return None
+            # `if optimizer1 is not None: optimizer1.step()` in the window's branch: the clip goes before that `if`,
+            # where it still runs for another optimizer's step beside it.
+            return Fix(applicability, f"Move `{what}` before `if {context.code(own.test)}:`",
+                       (context.delete_lines(site.statement), context.insert_line_before(own.node, what)))
     return context.move_before(site, anchor, f"Move `{what}` before `{context.site_code(anchor)}`", applicability)
+
+
+def _own_step_condition(step: StepSite, site: Site, check: AccumulationCheck):
+    """The outermost condition of the step's own that is not its window's and that `site` does not run under
+    (`if optimizer1 is not None:`), if any."""
+    window = {id(check.guard.node)} | ({id(check.counted_by.guard.node)} if check.counted_by is not None else set())
+    shared = {(id(guard.node), guard.negated) for guard in site.guards}
+    return next((guard for guard in step.guards
+                 if (id(guard.node), guard.negated) not in shared and id(guard.node) not in window), None)
 
 
 def _timeline(loop: TrainingLoop, work: _Work, step: StepSite, check: AccumulationCheck) -> Optional[str]:

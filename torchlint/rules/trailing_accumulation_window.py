@@ -6,7 +6,9 @@ Flags the step condition of a gradient-accumulation loop when it cannot hold
 on the last micro-batch of the loop (`(i + 1) % N == 0` with `i` from
 `enumerate(loader)`, or `i % N == 0` with a 1-based `i`) and nothing after
 the loop flushes the gradients that are left (`optimizer.step()` after the
-loop).
+loop). The count may be kept by hand: set before the loop in each epoch and
+bumped on every micro-batch (CodeT5's `nb_tr_steps += 1` before `if
+nb_tr_steps % N == 0:`), it numbers the micro-batches as `enumerate` does.
 
 ## Why is this bad?
 
@@ -45,11 +47,15 @@ window (`i % N == 0` with a 0-based `i`, TL004's bug) leaves the micro-batches
 after the epoch's last step behind too; both findings come on the first run.
 So does a window counted since the last step (YOLOv5's and YOLOv9's
 `ni - last_opt_step >= accumulate` with `last_opt_step = ni` in the step's
-branch; also `> N - 1`, `last + N <= ni`, the difference held in a name):
+branch; also `> N - 1`, `last + N <= ni`, the difference held in a name; a
+count set back to 0 at each step, `micro == N` or FastSpeech2's `if
+forward_count != N: continue`, also over a loop with no counter of its own):
 with `optimizer.zero_grad()` before each epoch's loop the left-over
 micro-batches are thrown away; where the mark runs on from epoch to epoch
 with nothing resetting between them, they join the next epoch's first window
-and only the last epoch's are lost.
+and only the last epoch's are lost (a step after the epochs' loop applies
+them: not flagged). A step of each optimizer in a loop over them (`for
+optimizer in self.optimizers: optimizer.step()`) is the step.
 
 A flush or a last-batch test that only runs in an epoch no longer than one
 window (`if len(loader) <= N:` after the loop, `or (len(loader) <= N and i +
@@ -117,7 +123,7 @@ from torchlint.model import UNSAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
-from torchlint.training.windows import checks_in, known_length, sized
+from torchlint.training.windows import checks_in, known_length, sized, walk_counter
 from torchlint.walk import calls_in, contains, preorder
 
 
@@ -130,7 +136,7 @@ class TrailingAccumulationWindow(Rule):
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
             for step, check, counter, first in _trailing_windows(loop, context.names):
-                if _flushed_after(loop, step.receiver, check.count):
+                if _flushed_after(loop, step.receiver, check.count) or _flushed_after_run(loop, step, check):
                     continue
                 iterable = counter.iterable
                 count = context.code(check.count)
@@ -173,23 +179,30 @@ class TrailingAccumulationWindow(Rule):
                     )
                 run = loop.run_of(step, check)
                 fix = None
-                if sized(iterable, context.names, loop.known_value) is not False:
-                    fix = self._fix(context, check, counter, iterable, condition, _reset_conditions(loop, step, check))
+                if not counter.name:  # the loop has no counter to test for its last micro-batch
+                    running = _running_mark(check)
+                    where = "the epochs' loop" if running is not None and loop.carried_into_next_run(running) \
+                        else "the loop"
+                    message += f" Call `{step.receiver}.step()` once more after {where}."
+                elif sized(iterable, context.names, loop.known_value) is not False:
+                    fix = self._fix(context, check, counter, loop.first_value(counter, check.read_at(step)),
+                                    iterable, condition, _reset_conditions(loop, step, check))
                 elif iterable is not None:
                     message += (f" `{context.code(iterable)}` has no length to test for the last micro-batch: "
                                 f"call `{step.receiver}.step()` once more after the loop.")
                 yield Finding(check.expression, message, fix, timeline=run.lines() if run is not None else None)
 
     @staticmethod
-    def _fix(context: FileContext, check, counter, iterable, condition, resets=()) -> Optional[Fix]:
+    def _fix(context: FileContext, check, counter, first, iterable, condition, resets=()) -> Optional[Fix]:
         """Let the step through on the last micro-batch; `resets`: the conditions of the optimizer's resets
         that test the same window apart from the step (`if (i + 1) % n == 0: optimizer.zero_grad()` beside
         `loss_scaler(..., update_grad=(i + 1) % n == 0)`), rewritten alike, so the gradients the last step
-        applies are reset too."""
+        applies are reset too. `first`: the counter's value on the first micro-batch, where the step reads it
+        (`nb_tr_steps += 1` before the test: 1)."""
         if not isinstance(iterable, (cst.Name, cst.Attribute)):
             return None
         length = f"len({context.code(iterable)})"
-        last = f"({counter.name} + 1)" if counter.start == 0 else counter.name
+        last = f"({counter.name} + 1)" if first == 0 else counter.name
         edits = []
         for test, negated in ((condition, check.negated), *resets):
             if negated:
@@ -449,17 +462,26 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
     the condition's operand has on the first micro-batch (1 for `(i + 1) % N == 0` over `enumerate`)."""
     found = []
     for step in loop.window_steps:  # `scaler.step(opt)` / `opt.step()` of one window: one finding
-        if step.depth != 0 or not any(loop.precedes(backward, step) for backward in loop.loop_backwards):
+        if not loop.steps_each_walked(step) or not any(loop.precedes(backward, step)
+                                                      for backward in loop.loop_backwards):
             continue
         for check in loop.accumulation_checks(step):
+            if check.counted_by is not None:
+                continue  # a window of windows (`glb_step % f == 0` in `i % n == 0`): no one condition to extend
             counter = loop.counter(check.counter)
-            if check.kind == "since":  # any count that advances with the micro-batches; the end is the loop's
-                counter = next((c for c in loop.counters if c.source != "manual"), None)
-            if counter is None or (counter.source not in ("enumerate", "range") and counter.restarted_after is None) \
-                    or counter.endless:
+            if check.kind == "count" and not _counts_window_from_one(loop, check, counter):
                 continue
-            if check.kind == "since":
-                first = SINCE  # `ni - last_opt_step >= N`: N micro-batches since the last step, wherever it was
+            if check.kind in ("since", "count"):  # any count that advances with the micro-batches; the end is the
+                counter = next((c for c in loop.counters if c.source != "manual" or c.paced), None)  # loop's
+                if counter is None and isinstance(loop.node, cst.For):
+                    counter = walk_counter(loop.node, names, loop.iterable_before_loop)
+            if counter is None or (counter.source not in ("enumerate", "range", "walk")
+                                   and counter.restarted_after is None and not counter.paced) or counter.endless:
+                continue
+            if check.kind in ("since", "count"):
+                # `ni - last_opt_step >= N`, `micro == N` with `micro = 0` at the step: N micro-batches since
+                # the last step, wherever it was
+                first = SINCE
             elif check.kind != "modulo" or check.remainder not in ("zero", "last"):
                 continue
             else:
@@ -491,6 +513,17 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
 SINCE = -1  # `_trailing_windows`' `first` for a window counted since the last step
 
 
+def _counts_window_from_one(loop: TrainingLoop, check: AccumulationCheck, counter: Optional[LoopCounter]) -> bool:
+    """`micro == N` (`>=`, `!= N: continue`) where `micro` starts at 0, is bumped before the test and set back to
+    0 where the step runs: the step comes after exactly N micro-batches counted since the last one."""
+    if counter is None or counter.start != 0 or check.remainder != "count" or check.offset != 0:
+        return False
+    if counter.increment is None or loop.first_value(counter, check.read_at(check.guard.read_at)) != 1:
+        return False
+    restarts = [a for a in loop.assignments if a.target == counter.name and not a.reads_target]
+    return bool(restarts) and all(int_value(a.value) == 0 and loop.in_branch(a, check) for a in restarts)
+
+
 def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression) -> bool:
     """`optimizer.step()` (or `scaler.step(optimizer)`) runs right after the loop: not one that runs only when the
     epoch is no longer than one window (`if len(loader) <= accum:`), which leaves a longer epoch's last
@@ -500,6 +533,20 @@ def _flushed_after(loop: TrainingLoop, optimizer: str, count: cst.BaseExpression
                 and _shorter_than_window(loop, statement.test, count):
             continue
         if _steps(statement, optimizer):
+            return True
+    return False
+
+
+def _flushed_after_run(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> bool:
+    """A window counted since the last step whose mark runs on from epoch to epoch (`micro` set to 0 once, before
+    the epochs' loop) leaves a partial window behind only after the last epoch: a step after the epochs' loop
+    (in the same function) applies it."""
+    running = _running_mark(check)
+    if running is None or not loop.carried_into_next_run(running):
+        return False
+    for statements, index in loop.enclosing[:-1]:
+        if isinstance(statements[index], (cst.For, cst.While)) and any(
+                _steps(statement, step.receiver) for statement in statements[index + 1:]):
             return True
     return False
 
@@ -700,11 +747,12 @@ def _fate(loop: TrainingLoop, optimizer: str, check: AccumulationCheck) -> str:
         return " and are thrown away by the reset before the loop"
     if loop.whole_run:
         return ": this loop is the whole run, so no later update takes them"
-    if check.since is not None and loop.carried_into_next_run(check.since):
+    running = _running_mark(check)
+    if running is not None and loop.carried_into_next_run(running):
         if loop.whole_run is None:
-            return (f": they are lost, or, if the loop runs again for a next epoch with `{check.since}` running on, "
+            return (f": they are lost, or, if the loop runs again for a next epoch with `{running}` running on, "
                     f"they join its first window and only the last epoch's are lost")
-        return (f": `{check.since}` runs on, so they join the next epoch's first window, but the last epoch's "
+        return (f": `{running}` runs on, so they join the next epoch's first window, but the last epoch's "
                 f"are never applied")
     if loop.whole_run is None:
         return ": they are lost, or, if the loop runs again for a next epoch, they leak into its first update"
@@ -714,3 +762,11 @@ def _fate(loop: TrainingLoop, optimizer: str, check: AccumulationCheck) -> str:
 def _reset_before(loop: TrainingLoop, optimizer: str) -> bool:
     """`optimizer.zero_grad()` (or the only optimizer's model's) in the statements just before the loop."""
     return loop.resets_beside(optimizer)[0]
+
+
+def _running_mark(check: AccumulationCheck) -> Optional[str]:
+    """What a window counted since the last step keeps between steps: `last_opt_step` of `ni - last_opt_step >=
+    N`, `micro` of `micro == N`."""
+    if check.since is not None:
+        return check.since
+    return check.counter if check.kind == "count" else None

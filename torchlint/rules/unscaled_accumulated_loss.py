@@ -51,6 +51,11 @@ micro-batches: not flagged, nor a loop that steps inside, leaves early
 (`break`), whose count is 1, or whose gradients are rescaled between the
 loop and the step.
 
+The step may sit under a further condition on a counter of the windows
+(`glb_step += 1` where `actual_step % N == 0` holds, then `if glb_step % F ==
+0:` around the step): the window is then `N * F` micro-batches, and the loss
+is to be divided by `N * F`.
+
 ## Why is this bad?
 
 Each micro-batch loss is already an average over its samples. `backward()`

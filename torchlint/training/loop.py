@@ -228,6 +228,22 @@ class TrainingLoop:
     def _is_elif(self, statement: cst.If) -> bool:
         return any(isinstance(part, cst.If) and part.orelse is statement for part in preorder(self.node))
 
+    def steps_each_walked(self, step: StepSite) -> bool:
+        """`step` sits in loops nested in this one that only walk the optimizers it steps (`for optimizer in
+        self.optimizers: optimizer.step()`), with no backward in them: it steps each of them once where it
+        runs, as a step at the loop's own level does; not an inner loop that is itself a window."""
+        graph = self.flow.graph
+        base = len(graph.nodes[self.iteration.region.head].loops)
+        inner = graph.nodes[step.point[0]].loops[base:]
+        if not inner:
+            return True
+        for nested in inner:
+            if not isinstance(nested, cst.For) or dotted_name(nested.target) != step.receiver:
+                return False
+            if any(nested in graph.nodes[backward.point[0]].loops for backward in self.backwards):
+                return False
+        return True
+
     def counter(self, name: Optional[str]) -> Optional[LoopCounter]:
         for counter in self.counters:
             if counter.name == name:
@@ -293,17 +309,76 @@ class TrainingLoop:
                 mine = [check for check in checks if any(check.expression is own.expression for own in found)]
                 if mine:
                     required.append(mine)
-                elif not self._holds_on_boundaries(test, holds, found, checks):
+                elif not self._holds_on_boundaries(test, holds, found, checks) \
+                        and not self._only_skips_step(step, guard, checks):
                     return ()
         if len(required) < 2 or all(check.same_window(checks[0]) for group in required for check in group):
             return checks
         if any(len(group) > 1 for group in required):
             return ()
+        if len(required) == 2:
+            (first,), (second,) = required
+            for outer, inner in ((first, second), (second, first)):
+                if self._counts_windows_of(inner, outer):
+                    return (windows.product_window(outer, inner),)
         for (wide,) in required:
             if all(other is wide or other.same_window(wide) or windows.multiple_of(wide, other, self.count_value)
                    for (other,) in required):
                 return (wide,)
         return ()
+
+    def _counts_windows_of(self, inner: AccumulationCheck, outer: AccumulationCheck) -> bool:
+        """`inner`'s counter numbers `outer`'s windows: `glb_step += 1` where `outer` (`actual_step % n == 0`)
+        lets the step through and nowhere else, read after that by `inner` (`glb_step % f == 0`), so `inner` holds
+        on every `f`-th of `outer`'s windows: a window of `n * f` micro-batches. Both start from 0 together: the
+        outer counter is 1 on the first micro-batch, the window counter 0 before it, and each is set back to its
+        start before every run of the loop, or neither is (both run on from epoch to epoch)."""
+        if inner.kind != "modulo" or outer.kind != "modulo" or "zero" != inner.remainder or "zero" != outer.remainder \
+                or inner.offset != 0 or inner.counter is None or outer.counter is None:
+            return False
+        counter = self.counter(outer.counter)
+        if counter is None or counter.start is None or counter.resumed \
+                or self.first_value(counter, outer.read_at(outer.guard.read_at)) + outer.offset != 1:
+            return False
+        name = inner.counter
+        region = self.iteration.region
+        updates = [a for a in self.assignments if a.target == name]
+        if sum(1 for index in region.body for d in self.flow.graph.nodes[index].definitions if d.name == name) != 1 \
+                or len(updates) != 1 or not windows.is_increment(updates[0]) or updates[0].depth != 0:
+            return False
+        bump = updates[0]
+        if not bump.guards or any(guard.node is not outer.guard.node or guard.negated != outer.guard.negated
+                                  for guard in bump.guards):
+            return False
+        if not self.dominates(bump, inner.read_at(inner.guard.read_at)):
+            return False
+        if int_value(self.fresh_value(name)) != 0 or self.restored_before_loop(name):
+            return False
+        if any(self.assigned_in_loop(read) for check in (inner, outer) for read in iter_names(check.count)):
+            return False
+        outer_restarts = counter.source in ("enumerate", "range") or counter.paced
+        inner_restarts = _restarted_each_run(self, name, 0)
+        return outer_restarts == inner_restarts
+
+    def _only_skips_step(self, step: StepSite, guard, checks: Tuple[AccumulationCheck, ...]) -> bool:
+        """A further condition of the step (`if math.isnan(grad_norm): warn` / `else: optimizer.step()`) that
+        the window's reset does not share: the stepped optimizer's `zero_grad()` runs after the step under the
+        window's own conditions only, so a window whose step is skipped is cleared all the same and the next
+        one starts afresh. The window is still the checks'; only some of its steps are left out."""
+        single = len(self.optimizer_names) == 1
+        own = {(id(g.node), g.negated) for g in step.guards}
+        windows_guards = {id(check.guard.node) for check in checks}
+        for reset in self.resets:
+            if reset.kind != "zero_grad" or reset.depth != 0 or not (reset.target == step.receiver or single):
+                continue
+            guards = {(id(g.node), g.negated) for g in reset.guards}
+            if (id(guard.node), guard.negated) in guards or (id(guard.node), not guard.negated) in guards \
+                    or not guards <= own or not any(g.node is not None and id(g.node) in windows_guards
+                                                    for g in reset.guards):
+                continue
+            if self.precedes(step, reset) and not self.precedes(reset, step):
+                return True
+        return False
 
     def _holds_on_boundaries(self, test: cst.BaseExpression, holds: bool, found: List[AccumulationCheck],
                              checks: Tuple[AccumulationCheck, ...]) -> bool:
@@ -545,7 +620,10 @@ class TrainingLoop:
         return None
 
     def in_branch(self, site: Site, check: AccumulationCheck) -> bool:
-        """`site` runs only on iterations where `check` lets the step through."""
+        """`site` runs only on iterations where `check` lets the step through (for a window counted in windows of
+        another, `glb_step % f == 0` in `actual_step % n == 0`, where both do)."""
+        if check.counted_by is not None and not self.in_branch(site, check.counted_by):
+            return False
         return check.guard.assume >= 0 and self.dominates(check.guard.assume, site)
 
     def once_per_window(self, site: Site, check: AccumulationCheck) -> bool:
@@ -754,10 +832,11 @@ class TrainingLoop:
 
     def resets_beside(self, optimizer: str) -> Tuple[bool, bool]:
         """(before, after): `optimizer.zero_grad()` (or the only optimizer's) among the statements just before
-        the loop, and just after it, in its block."""
+        the loop, and just after it, in its block; also in the block around a `with` that holds the loop
+        (`self.model.zero_grad()` then `with tqdm(...) as pbar: for ...`): a `with` runs its body whenever
+        it runs."""
         if not self.enclosing:
             return False, False
-        statements, index = self.enclosing[-1]
         single = len(self.optimizer_names) == 1
 
         def resets(block: Block) -> bool:
@@ -765,7 +844,14 @@ class TrainingLoop:
                        and (single or dotted_name(call.func.value) == optimizer)
                        for statement in block for call in calls_in(statement))
 
-        return resets(statements[:index]), resets(statements[index + 1:])
+        before = after = False
+        for level in range(len(self.enclosing) - 1, -1, -1):
+            statements, index = self.enclosing[level]
+            before = before or resets(statements[:index])
+            after = after or resets(statements[index + 1:])
+            if level == 0 or not isinstance(self.enclosing[level - 1][0][self.enclosing[level - 1][1]], cst.With):
+                break
+        return before, after
 
     # --- values carried across iterations ------------------------------------------------------
 
@@ -1621,10 +1707,23 @@ class TrainingLoop:
     def known_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value `name` has before the loop, else the one value the file binds to it (a module constant)."""
         value = self.value_before_loop(name)
-        if value is None and self.names is not None:
+        if value is None and self.names is not None and not self._local_object(name):
             bound = self.names.values_of(name)
             value = bound[0] if len(bound) == 1 else None
         return value
+
+    def _local_object(self, name: str) -> bool:
+        """`name` is an attribute of an object the loop's function holds in a name of its own: a parameter
+        (`config` of `train_one_epoch(net, config)`) or a local, not the module's name of the same spelling
+        (`config.accumulation_steps = 1` at module level says nothing about it). A method's own object
+        (`self`) is the one its class's methods set attributes on."""
+        root, dot, _ = name.partition(".")
+        if not dot or self.function is None:
+            return False
+        parameters = self.function.params.params
+        if self.class_def is not None and parameters and parameters[0].name.value == root:
+            return False
+        return bool(self.flow.entering(self.iteration.region, root))
 
     def run_of(self, step: Site, check: AccumulationCheck) -> Optional[Run]:
         """When `step` runs under `check` on a concrete run (`torchlint.training.timeline`)."""
@@ -1943,8 +2042,33 @@ def _counters(loop: TrainingLoop, names: ModuleNames) -> List[LoopCounter]:
             continue
         start = int_value(loop.fresh_value(assignment.target))
         resumed = start is not None and loop.restored_before_loop(assignment.target)
-        counters.append(LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed))
+        counter = LoopCounter(assignment.target, start, "manual", assignment, None, resumed=resumed)
+        if start is not None and not resumed and not assignment.guards and isinstance(loop.node, cst.For) \
+                and _restarted_each_run(loop, assignment.target, start):
+            iterable, endless = windows.walked_iterable(loop.node, names, loop.iterable_before_loop)
+            counter = dataclasses.replace(counter, paced=True, iterable=iterable, endless=endless)
+        counters.append(counter)
     return counters
+
+
+def _restarted_each_run(loop: TrainingLoop, name: str, start: int) -> bool:
+    """`name` is `start` whenever the loop starts, on every path into it and in every run of it (set again
+    before the loop in each epoch, or the loop runs once), and the loop's body sets it in one place only."""
+    region = loop.iteration.region
+    if sum(1 for index in region.body for d in loop.flow.graph.nodes[index].definitions if d.name == name) != 1:
+        return False
+    if loop.carried_into_next_run(name):
+        return False
+    definitions = loop.flow.entering(region, name)
+    if not definitions or loop.flow.first_entering(region, name)[1]:
+        return False
+    for definition in definitions:
+        if definition.kind != "assign" or definition.value is None:
+            return False
+        values = [definition.value] if definition.unpacked else _alternatives(definition.value)
+        if any(int_value(value) != start for value in values):
+            return False
+    return True
 
 
 def _skips_one_iteration(loop: TrainingLoop, header: Optional[LoopCounter], guard) -> bool:

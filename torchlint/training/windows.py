@@ -42,7 +42,8 @@ from torchlint.walk import children, preorder
 
 # Wrappers around an iterable that keep its elements and their order. `tqdm` in any case: Ultralytics' `TQDM`
 # is a progress bar of the same kind.
-_PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "iter", "list", "islice"})
+_PASS_THROUGH_WRAPPERS = frozenset({"tqdm", "trange", "track", "progress", "progress_bar", "master_bar", "iter", "list",
+                                    "islice"})
 _ENDLESS_ITERATORS = frozenset({"itertools.cycle", "itertools.repeat", "itertools.count"})
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
@@ -54,7 +55,7 @@ class LoopCounter:
 
     name: str
     start: Optional[int]  # None when the start cannot be read from the code
-    source: str  # enumerate | range | count | manual
+    source: str  # enumerate | range | count | manual | framework | walk (`windows.walk_counter`)
     increment: Optional[Assignment] = None  # the `name += 1` of a manual counter
     origin: Optional[cst.CSTNode] = None  # what to quote: `enumerate(loader)`
     iterable: Optional[cst.BaseExpression] = None  # `loader` in `enumerate(tqdm(loader))`
@@ -64,6 +65,10 @@ class LoopCounter:
     # the calling loop's function calls right after that loop (`learner.end_epoch()`) with no step between:
     # its windows start again in each epoch, as an `enumerate` counter's do.
     restarted_after: Optional[cst.CSTNode] = None  # that call's statement
+    # A manual counter set to its start before every run of a `for` loop and advanced by one on every
+    # iteration (`nb_tr_steps = 0` before the loop, `nb_tr_steps += 1` in it, nothing else setting it):
+    # it numbers the micro-batches of each run as an `enumerate` counter does; `iterable` is what the loop walks.
+    paced: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,9 @@ class AccumulationCheck:
     # `(self.idx + 1) % interval == 0`): `expression` is that call; what counts the micro-batches is the
     # object's state, whose value on the first one is not read (`counter` is None).
     through: Optional[cst.Call] = None
+    # A further condition on a counter of this check's windows (`glb_step % f == 0` where `glb_step += 1` runs
+    # each time this check holds): the window is `count` = `n * f` micro-batches (`product_window`).
+    counted_by: Optional["AccumulationCheck"] = None
 
     @property
     def condition(self) -> cst.BaseExpression:
@@ -433,6 +441,44 @@ def _header_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], 
         first = positional(iterable, 0) or keyword(iterable, "start")
         return LoopCounter(name, 0 if first is None else start_of(first), "count", None, iterable)
     return None
+
+
+def walked_iterable(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]]
+                    ) -> Tuple[Optional[cst.BaseExpression], bool]:
+    """What a `for` loop walks, progress bars and `enumerate` aside (`loader` of `for b in tqdm(loader):`, also
+    through `pbar = tqdm(loader)` before the loop), and whether it never ends (`itertools.cycle(loader)`)."""
+    iterable = unwrap(loop.iter)
+    if isinstance(iterable, cst.Name):
+        before = earlier(iterable.value)
+        if before is not None:
+            iterable = unwrap(before)
+    if isinstance(iterable, cst.Call) and last_component(dotted_name(iterable.func) or "") == "enumerate":
+        inner = positional(iterable, 0)
+        iterable = unwrap(inner) if inner is not None else iterable
+    endless = isinstance(iterable, cst.Call) and names.callee(iterable) in _ENDLESS_ITERATORS
+    return iterable, endless
+
+
+def product_window(outer: AccumulationCheck, inner: AccumulationCheck) -> AccumulationCheck:
+    """`outer` (`actual_step % n == 0`) with the window that `inner` (`glb_step % f == 0`, `glb_step` numbering
+    `outer`'s windows) makes of it: `n * f` micro-batches."""
+    count = cst.BinaryOperation(left=_grouped_factor(outer.count), operator=cst.Multiply(),
+                                right=_grouped_factor(inner.count))
+    return dataclasses.replace(outer, count=count, counted_by=inner)
+
+
+def _grouped_factor(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+def walk_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]]
+                 ) -> LoopCounter:
+    """The micro-batches of a `for` loop with no counter of its own (`for x, y in loader:`), as a counter with no
+    name: what it walks tells where the loop ends, for windows counted by something else (`micro == N`)."""
+    iterable, endless = walked_iterable(loop, names, earlier)
+    return LoopCounter("", None, "walk", None, None, iterable, endless)
 
 
 def known_length(iterable: Optional[cst.BaseExpression], names: ModuleNames,
