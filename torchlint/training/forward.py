@@ -156,13 +156,10 @@ def _forward_of(built: cst.BaseExpression, names: ModuleNames, functions: "Funct
             return [_read(method, name, functions, names, call, None)]
     target = names.imported(name)
     if target is not None:
-        project = names.project
-        found = project.definition(*target) if project is not None else None
+        found = names.project.read_definition(target) if names.project is not None else None
         if found is None:
             return None
         module, definition = found
-        if project.used is not None:
-            project.used.add(str(module.path))
         if not isinstance(definition, cst.ClassDef):
             return None
         method = module.functions.method_of_class(definition.name.value, "forward")
