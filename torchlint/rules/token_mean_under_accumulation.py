@@ -90,7 +90,8 @@ divide by.
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+import ast
+from typing import Iterator, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -99,13 +100,18 @@ from torchlint.model import ERROR
 from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
-from torchlint.training.forward import Forward, model_forwards, returned_part
+from torchlint.training.forward import Forward, model_forwards, returned_part, spread_keywords
 from torchlint.training.frameworks import backward_scaling
 from torchlint.training.origin import Division, reduction
-from torchlint.training.tokens import fixed_token_count
+from torchlint.training.tokens import fixed_token_count, same_every_micro_batch
 
 _TOKEN_LOSSES = frozenset({"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss"})
-_LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration")
+_LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration",
+                    "DoubleHeadsModel")
+# The keywords a Hugging Face language model takes its token labels by (`lm_labels`: transformers 2.x).
+_LABEL_KEYWORDS = ("labels", "lm_labels", "masked_lm_labels")
+# Methods that compare a tensor with their argument.
+_READS = frozenset({"ne", "eq", "lt", "le", "gt", "ge", "not_equal", "equal", "isin"})
 _PADDING_COLLATORS = frozenset({
     "transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForLanguageModeling",
     "transformers.DataCollatorForTokenClassification", "transformers.data.data_collator.DataCollatorForSeq2Seq",
@@ -116,7 +122,7 @@ _COUNTS = frozenset({"sum", "count_nonzero"})
 _FLATTENING = frozenset({"view", "reshape", "flatten"})
 _PASSING = frozenset({"float", "to", "cuda", "double", "half", "squeeze", "clone", "contiguous", "clamp",
                       "clamp_min"})
-_MAX_DEPTH = 8
+_MAX_DEPTH = 12
 
 
 class TokenMeanUnderAccumulation(Rule):
@@ -152,7 +158,8 @@ class TokenMeanUnderAccumulation(Rule):
                  division: Division, how: str) -> Finding:
         loss, count = context.code(division.dividend), context.code(division.divisor)
         message = (
-            f"`{loss}` is a mean over its micro-batch's real tokens ({how}), and dividing it by `{count}` gives "
+            f"`{loss}` {'holds' if how.startswith('its term') else 'is'} a mean over its micro-batch's real tokens "
+            f"({how}), and dividing it by `{count}` gives "
             f"every micro-batch the same weight whatever its number of tokens: tokens of short micro-batches "
             f"count more than those of long ones, so `{step.receiver}.step()` does not apply the window's token "
             f"mean. Sum the loss over tokens (`reduction='sum'`) and divide by the window's token count."
@@ -262,11 +269,12 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         index = _index(node)
         return None if index is None else _token_mean(context, loop, node.value, at, depth + 1, (index,) + slot)
     if isinstance(node, cst.Call):
-        forwards = model_forwards(node, names, loop.functions, loop.function)
+        spread = spread_keywords(node, loop, at)
+        forwards = model_forwards(node, names, loop.functions, loop.function, spread)
         if forwards is not None:
             return _returned_token_mean(forwards, slot, depth)
         if slot:
-            return None
+            return _language_model_loss(context, loop, node, at, slot, spread)
         func = node.func
         if isinstance(func, cst.Attribute):
             if func.attr.value == "mean" and not node.args and not _masked(func.value, names):
@@ -281,10 +289,10 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
             return None
         # Targets cut at a fixed length from one packed stream: as many tokens in every micro-batch.
         return None if fixed_token_count(loop, positional(node, 1) or keyword(node, "target"), at) else how
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and not slot:
-        if _summed(node.left, names) and _mask_count(loop, node.right, at, depth):
-            return f"`{context.code(node)}`"
-        return None
+    if isinstance(node, cst.BinaryOperation) and not slot:
+        return _combined(context, loop, node, at, depth)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and not slot:
+        return _token_mean(context, loop, node.expression, at, depth + 1)
     if isinstance(node, cst.Attribute) and node.attr.value == "loss" and not slot:
         model = _language_model(loop, node.value, at, names)
         if model is not None and any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
@@ -308,6 +316,97 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
             return None
         found.append(how)
     return found[0] if found else None
+
+
+def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperation, at: int,
+              depth: int) -> Optional[str]:
+    """A masked mean spelled out (`(loss * mask).sum() / mask.sum()`), or a token mean kept by the arithmetic
+    around it: scaled by a factor that is the same on every micro-batch (`lm_loss * args.lm_coef`,
+    `(start_loss + end_loss) / 2`), or summed with other terms (`lm_loss + mc_loss`: the token mean's part of
+    the gradient is weighed by micro-batch whatever the other terms are). A factor of the micro-batch's own
+    (`loss * n_tokens`) is not a coefficient: that is token-count weighting."""
+    operator = node.operator
+    if isinstance(operator, cst.Divide):
+        if _summed(node.left, loop.names) and _mask_count(loop, node.right, at, depth):
+            return f"`{context.code(node)}`"
+        if _coefficient(loop, node.right, at):
+            return _token_mean(context, loop, node.left, at, depth + 1)
+        return None
+    if isinstance(operator, cst.Multiply):
+        for factor, other in ((node.right, node.left), (node.left, node.right)):
+            if _coefficient(loop, factor, at):
+                return _token_mean(context, loop, other, at, depth + 1)
+        return None
+    if isinstance(operator, (cst.Add, cst.Subtract)):
+        for term in (node.left, node.right):
+            how = _token_mean(context, loop, term, at, depth + 1)
+            if how is not None:
+                return f"its term `{context.code(term)}`: {how}"
+    return None
+
+
+def _coefficient(loop: TrainingLoop, node: cst.BaseExpression, at: int) -> bool:
+    """A factor that is the same on every micro-batch: `0.5`, `args.lm_coef`, `(1 - alpha)`."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply,
+                                                                            cst.Divide)):
+        return _coefficient(loop, node.left, at) and _coefficient(loop, node.right, at)
+    return same_every_micro_batch(loop, node, at)
+
+
+def _language_model_loss(context: FileContext, loop: TrainingLoop, call: cst.Call, at: int, slot: Tuple[int, ...],
+                         spread: Mapping[str, cst.BaseExpression]) -> Optional[str]:
+    """`loss, logits = model(ids, labels=labels)`, `model(**batch)[0]`, `lm_loss, mc_loss, *_ = model(...,
+    lm_labels=...)`: the first element of a Hugging Face language model's outputs when the call gives it labels
+    is its token-mean loss; a token mean over a varying count where the file pads or masks the labels (a
+    collator, or -100 written into them by hand). Not given labels, the first element is the logits."""
+    if slot != (0,) or not isinstance(context, FileContext):
+        return None
+    labels = None
+    for label in _LABEL_KEYWORDS:
+        value = keyword(call, label)
+        if value is None and not any(arg.keyword is not None and arg.keyword.value == label for arg in call.args):
+            value = spread.get(label)
+        if value is not None and not (isinstance(value, cst.Name) and value.value == "None"):
+            labels = label
+            break
+    if labels is None:
+        return None
+    model = _language_model(loop, call, at, context.names)
+    if model is None:
+        return None
+    if any(origin in _PADDING_COLLATORS for origin in context.names.aliases.values()):
+        return f"the loss `{model}(..., {labels}=...)` returns first, on labels a collator pads"
+    if _writes_ignored_label(context.source):
+        return f"the loss `{model}(..., {labels}=...)` returns first, on labels the file pads with -100"
+    return None
+
+
+def _writes_ignored_label(source: str) -> bool:
+    """The file writes -100 (the label a Hugging Face model's loss ignores) into data: `[-100] * n`,
+    `x + [-100] * (max_l - len(x))`, `labels[labels == pad] = -100`, `pad_sequence(..., padding_value=-100)`,
+    `label_pad_token_id=-100`. Reading it (`labels != -100`, `labels.ne(-100)`), a criterion's
+    `ignore_index=-100` and a parameter's default do not write it."""
+    if "-100" not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            skipped.update(id(part) for part in [node.left, *node.comparators])
+        elif isinstance(node, ast.keyword) and node.arg == "ignore_index":
+            skipped.add(id(node.value))
+        elif isinstance(node, ast.arguments):
+            skipped.update(id(default) for default in [*node.defaults, *node.kw_defaults] if default is not None)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _READS:
+            skipped.update(id(arg) for arg in node.args)
+    return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+               and isinstance(node.operand, ast.Constant) and node.operand.value == 100
+               and type(node.operand.value) is int and id(node) not in skipped for node in ast.walk(tree))
 
 
 def _returned_token_mean(forwards: List[Forward], slot: Tuple[int, ...], depth: int) -> Optional[str]:
@@ -442,9 +541,24 @@ def _builds_language_model(call: cst.Call, names: ModuleNames) -> bool:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
         func = func.value
-    qualified = names.qualify(func)
-    return qualified is not None and qualified.startswith("transformers.") \
-        and last_component(qualified).endswith(_LANGUAGE_MODELS)
+    return _language_model_class(func, names, 0)
+
+
+def _language_model_class(node: cst.BaseExpression, names: ModuleNames, depth: int) -> bool:
+    """`node` names a Hugging Face language-model class: directly, or through a name every binding of which is
+    one (`model_class = GPT2DoubleHeadsModel if "gpt2" in name else OpenAIGPTDoubleHeadsModel`)."""
+    if depth > 3:
+        return False
+    if isinstance(node, cst.IfExp):
+        return _language_model_class(node.body, names, depth + 1) \
+            and _language_model_class(node.orelse, names, depth + 1)
+    qualified = names.qualify(node)
+    if qualified is not None:
+        return qualified.startswith("transformers.") and last_component(qualified).endswith(_LANGUAGE_MODELS)
+    name = dotted_name(node)
+    bindings = names.bindings.get(name, ()) if name is not None else ()
+    return bool(bindings) and all(binding.index is None and _language_model_class(binding.value, names, depth + 1)
+                                  for binding in bindings)
 
 
 def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.flow import FunctionFlow
-from torchlint.names import ModuleNames, dotted_name, int_value, keyword, positional, slot_of
+from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, keyword, positional, slot_of
 from torchlint.walk import preorder
 
 if TYPE_CHECKING:
@@ -82,6 +82,27 @@ def fixed_token_count(loop: "TrainingLoop", targets: Optional[cst.BaseExpression
     else:
         scope = _Scope(loop.flow, loop.flow.graph.owner, frozenset(loop.iteration.region.body), True)
     return _Cuts(loop.names, loop.functions).fixed(targets, scope, at, True, 0)
+
+
+def same_every_micro_batch(loop: "TrainingLoop", node: cst.BaseExpression, at: int) -> bool:
+    """`node` (read at control-flow node `at`) has the same value on every micro-batch: a number, or names set
+    before the loop or never in the function (`args.lm_coef`), not a parameter of a function the loop calls.
+    False when unknown."""
+    if loop.names is None:
+        return False
+    if loop.iteration is None:
+        scope = _Scope(loop.flow, loop.flow.graph.owner)
+    else:
+        scope = _Scope(loop.flow, loop.flow.graph.owner, frozenset(loop.iteration.region.body), True)
+    # `batch.n_tokens`: an attribute of a name the iteration binds (or a parameter's) is the micro-batch's own.
+    for name in iter_names(node):
+        root = name.split(".", 1)[0]
+        if root == name or root == "self":
+            continue
+        for definition in scope.flow.reaching(at, root):
+            if definition.node in scope.region if scope.in_loop else definition.kind == "parameter":
+                return False
+    return _Cuts(loop.names, loop.functions).invariant(node, scope, at)
 
 
 class _Cuts:
