@@ -5,13 +5,15 @@
 file of the project, or `model_class.from_pretrained(path)` where `model_class` comes out of a table of
 classes (`MODEL_CLASSES[args.model_type]`, every class the table holds). Every binding of the name in the
 file must lead to such a class (copies and wrappings, `DataParallel(model)`, `model.to(device)`,
-`model, opt = amp.initialize(model, opt)`, lead back to the name's other bindings); one that does not, or a
-class whose `forward` is not in the project (a library's model), leaves the call unknown.
+`model, opt = amp.initialize(model, opt)`, `Model(...).cuda()`, lead back to the name's other bindings); one
+that does not, or a class whose `forward` is not in the project (a library's model), leaves the call unknown.
 
 A `forward` that returns its loss only when given labels (`if labels is not None: ... return loss`,
 `else: return logits`) is read on the paths the call takes: a parameter the call passes a value other than
 `None` for (and that the function never assigns) is not `None`, so the branches that test it for `None`
-are not taken, and the values assigned there do not reach a `return`.
+are not taken, and the values assigned there do not reach a `return`. A dict the call spreads
+(`model(**inputs)`, `inputs = {"input_ids": ..., "labels": batch[3]}`) passes the keys every display of it
+holds and the function does not write again (`spread_keywords`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from torchlint.training.calls import Functions
 
 _DEPTH = 6
+# `nn.Module` methods that return the module itself.
+_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "half", "double", "bfloat16", "requires_grad_"})
 _DICT_CHANGES = frozenset({"pop", "popitem", "update", "clear", "setdefault"})
 _CODE = cst.Module(body=[])
 
@@ -192,6 +196,10 @@ def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Opti
         value = binding.value
         if binding.index is not None:
             value = slot_of(value, (binding.index,))
+        # `Model(...).cuda()`, `Model(...).to(device)`: the module itself, moved
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _MOVES and isinstance(value.func.value, cst.Call):
+            value = value.func.value
         if not isinstance(value, cst.Call):
             return None
         built = value.func
