@@ -354,12 +354,12 @@ def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperatio
     if isinstance(operator, cst.Divide):
         if _summed(node.left, loop.names) and _mask_count(loop, node.right, at, depth):
             return f"`{context.code(node)}`"
-        if _coefficient(loop, node.right, at):
+        if same_every_micro_batch(loop, node.right, at):
             return _token_mean(context, loop, node.left, at, depth + 1)
         return None
     if isinstance(operator, cst.Multiply):
         for factor, other in ((node.right, node.left), (node.left, node.right)):
-            if _coefficient(loop, factor, at):
+            if same_every_micro_batch(loop, factor, at):
                 return _token_mean(context, loop, other, at, depth + 1)
         return None
     if isinstance(operator, (cst.Add, cst.Subtract)):
@@ -368,16 +368,6 @@ def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperatio
             if how is not None:
                 return f"its term `{context.code(term)}`: {how}"
     return None
-
-
-def _coefficient(loop: TrainingLoop, node: cst.BaseExpression, at: int) -> bool:
-    """A factor that is the same on every micro-batch: `0.5`, `args.lm_coef`, `(1 - alpha)`."""
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply,
-                                                                            cst.Divide)):
-        return _coefficient(loop, node.left, at) and _coefficient(loop, node.right, at)
-    return same_every_micro_batch(loop, node, at)
 
 
 def _language_model_loss(context: FileContext, loop: TrainingLoop, call: cst.Call, at: int, slot: Tuple[int, ...],
