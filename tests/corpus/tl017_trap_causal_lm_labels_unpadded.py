@@ -1,7 +1,7 @@
 """A causal LM trained on fixed-length blocks of one token stream: the labels are the inputs themselves and
 nothing in the file pads or masks them (no -100 written, no collator), so every micro-batch holds as many
-tokens, and the loss divided by the accumulation count is the window's token mean. Reading -100 (a check)
-or naming it as a criterion's `ignore_index` writes nothing."""
+tokens, and the loss divided by the accumulation count is the window's token mean. Reading -100 (a check),
+naming it as a criterion's `ignore_index` or clamping logits to it writes no label."""
 import torch
 from torch.nn import CrossEntropyLoss
 from transformers import GPT2LMHeadModel
@@ -11,7 +11,7 @@ def evaluate(model, loader):
     criterion = CrossEntropyLoss(ignore_index=-100)
     for input_ids in loader:
         assert (input_ids != -100).all()
-        logits = model(input_ids)[0]
+        logits = model(input_ids)[0].clamp(-100, 100)
         print(criterion(logits[:, :-1].flatten(0, 1), input_ids[:, 1:].flatten()))
 
 

@@ -399,29 +399,41 @@ def _language_model_loss(context: FileContext, loop: TrainingLoop, call: cst.Cal
 
 
 def _writes_ignored_label(source: str) -> bool:
-    """The file writes -100 (the label a Hugging Face model's loss ignores) into data: `[-100] * n`,
-    `x + [-100] * (max_l - len(x))`, `labels[labels == pad] = -100`, `pad_sequence(..., padding_value=-100)`,
-    `label_pad_token_id=-100`. Reading it (`labels != -100`, `labels.ne(-100)`), a criterion's
-    `ignore_index=-100` and a parameter's default do not write it."""
+    """The file writes -100 (the label a Hugging Face model's loss ignores) into data: in a list it builds
+    (`[-100] * n`, `x + [pad if name != "labels" else -100] * (max_l - len(x))`), into a tensor's elements
+    (`labels[labels == pad] = -100`, `labels.masked_fill(mask, -100)`, `torch.where(keep, labels, -100)`), or as
+    a padding value (`pad_sequence(..., padding_value=-100)`, `label_pad_token_id=-100`, `torch.full_like(x,
+    -100)`). Reading it (`labels != -100`), a criterion's `ignore_index=-100`, a parameter's default or another
+    use (`x.clamp(-100, 100)`) writes no label."""
     if "-100" not in source:
         return False
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return False
-    skipped = set()
+    written = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Compare):
-            skipped.update(id(part) for part in [node.left, *node.comparators])
-        elif isinstance(node, ast.keyword) and node.arg == "ignore_index":
-            skipped.add(id(node.value))
-        elif isinstance(node, ast.arguments):
-            skipped.update(id(default) for default in [*node.defaults, *node.kw_defaults] if default is not None)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _READS:
-            skipped.update(id(arg) for arg in node.args)
-    return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-               and isinstance(node.operand, ast.Constant) and node.operand.value == 100
-               and type(node.operand.value) is int and id(node) not in skipped for node in ast.walk(tree))
+        if isinstance(node, ast.List):
+            written.update(id(element) for element in node.elts)
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            written.add(id(node.elt))
+        elif isinstance(node, ast.IfExp):  # `[pad if name != "labels" else -100]`: as the expression it is in
+            if id(node) in written:
+                written.update((id(node.body), id(node.orelse)))
+        elif isinstance(node, ast.Assign) and any(isinstance(target, ast.Subscript) for target in node.targets):
+            written.add(id(node.value))
+        elif isinstance(node, ast.keyword) and node.arg is not None and node.arg != "ignore_index" \
+                and ("pad" in node.arg or node.arg in ("value", "fill_value")):
+            written.add(id(node.value))
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                node.func.id if isinstance(node.func, ast.Name) else None
+            filled = {"masked_fill": 1, "masked_fill_": 1, "full_like": 1, "where": 2, "pad": 2}.get(name or "")
+            if filled is not None and len(node.args) > filled:
+                written.add(id(node.args[filled]))
+    return any(id(node) in written and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+               and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int
+               and node.operand.value == 100 for node in ast.walk(tree))
 
 
 def _returned_token_mean(forwards: List[Forward], slot: Tuple[int, ...], depth: int) -> Optional[str]:
