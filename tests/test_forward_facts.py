@@ -169,3 +169,29 @@ def train(loader):
     assert forward.class_name == "Tagger"
     ((_, at),) = forward.returns()
     assert [_CODE.code_for_node(d.value) for d in forward.reaching("outputs", at)] == returned
+
+
+_SPANS = """
+class Spans(nn.Module):
+    def forward(self, x, start=None, end=None, weight=None):
+        logits = self.head(x)
+        if start is not None and end is not None:
+            return self.loss(logits, start, end)
+        return logits
+"""
+
+
+@pytest.mark.parametrize("call, returned", [
+    ("model(x, start=s, end=e)", ["self.loss(logits, start, end)"]),  # both given: the loss only
+    ("model(x, start=s)", ["self.loss(logits, start, end)", "logits"]),  # one of them missing: both paths
+    ("model(x, s, e, w)", ["self.loss(logits, start, end)"]),
+])
+def test_a_branch_that_needs_several_arguments(call, returned):
+    module, names, functions = _file(_SPANS + f"""
+def train(loader):
+    model = Spans()
+    for x, s, e, w in loader:
+        out = {call}
+""")
+    (forward,) = model_forwards(_call(module, call), names, functions)
+    assert [_CODE.code_for_node(value) for value, _ in forward.returns()] == returned

@@ -353,7 +353,8 @@ def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperatio
     operator = node.operator
     if isinstance(operator, cst.Divide):
         if _summed(node.left, loop.names) and _mask_count(loop, node.right, at, depth):
-            return f"`{context.code(node)}`"
+            whole = context.code(node)
+            return f"`{whole}`" if _short(whole) else f"`(...).sum() / {context.code(node.right)}`"
         if same_every_micro_batch(loop, node.right, at):
             return _token_mean(context, loop, node.left, at, depth + 1)
         return None
@@ -366,8 +367,16 @@ def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperatio
         for term in (node.left, node.right):
             how = _token_mean(context, loop, term, at, depth + 1)
             if how is not None:
-                return f"its term `{context.code(term)}`: {how}"
+                if how.startswith("its term"):
+                    return how  # the innermost term is named
+                code = context.code(term)
+                return f"its term `{code}`: {how}" if _short(code) else f"its term {how}"
     return None
+
+
+def _short(code: str) -> bool:
+    """Code short enough to quote whole in a message."""
+    return "\n" not in code and len(code) <= 60
 
 
 def _language_model_loss(context: FileContext, loop: TrainingLoop, call: cst.Call, at: int, slot: Tuple[int, ...],

@@ -271,6 +271,7 @@ def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", name
     graph = flow.graph
     assigned = {d.name for d in graph.definitions if d.kind != "parameter"}
     blocked: FrozenSet[int] = frozenset()
+    given = set()
     for parameter in method.params.params + method.params.kwonly_params:
         name = parameter.name.value
         if name in assigned:
@@ -278,5 +279,7 @@ def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", name
         argument = argument_for(call, method, name, bound=True) or spread.get(name)
         if argument is None or (isinstance(argument, cst.Name) and argument.value == "None"):
             continue
+        given.add(name)
         blocked |= graph.known_none(name)
+    blocked |= graph.one_of_none(frozenset(given))  # `if start is not None and end is not None:`, both given
     return Forward(method, class_name, functions, names, flow, flow.pruned(blocked), path)
