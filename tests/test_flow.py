@@ -447,6 +447,27 @@ def test_a_branch_knows_which_values_are_none(test, holds, known):
     assert all((assume.index in graph.known_none(name)) for name in known)
 
 
+@pytest.mark.parametrize("test, holds, one_of", [
+    ("h is not None and c is not None", False, {"h", "c"}),  # the `else`: one of them at least is `None`
+    ("h is None or c is None", True, {"h", "c"}),
+    ("not (h is not None and c is not None)", True, {"h", "c"}),
+    ("h is not None and c is not None", True, set()),  # the body: neither is
+    ("h is not None and ready", False, set()),  # `ready` may be what failed
+    ("h is None or fresh", True, set()),
+])
+def test_a_branch_knows_one_of_several_values_is_none(test, holds, one_of):
+    graph, _, _, _ = _analyse(f"""
+        for x in loader:
+            if {test}:
+                h = h.detach()
+            out, h = rnn(x, h)
+    """)
+    (assume,) = [n for n in graph.nodes if n.assume is not None and n.assume.holds == holds]
+    assert set(assume.assume.one_of_none) == one_of
+    assert (assume.index in graph.one_of_none(frozenset({"h", "c"}))) is bool(one_of)
+    assert assume.index not in graph.one_of_none(frozenset({"h"}))  # `c` may be the `None` one
+
+
 @pytest.mark.parametrize("statement, reads", [
     ("loss = sum(loss for loss in losses)", False),  # the generator's own `loss`
     ("loss = [loss * w for w, loss in zip(ws, parts)]", False),

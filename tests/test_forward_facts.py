@@ -11,7 +11,7 @@ import pytest
 from torchlint.flow import ControlFlowGraph, FunctionFlow
 from torchlint.names import ModuleNames
 from torchlint.training.calls import Functions
-from torchlint.training.forward import model_forwards
+from torchlint.training.forward import model_forwards, spread_keywords
 
 _CODE = cst.Module(body=[])
 
@@ -127,3 +127,71 @@ def main(args, loader, classifier):
     train = functions.module_functions["train"]
     found = model_forwards(_call(module, "model(x, labels=y)"), names, functions, train)
     assert (found is not None) is known
+
+
+class _Scope:
+    """The questions `spread_keywords` asks of a loop, asked of one function's flow."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        self.flow = FunctionFlow(ControlFlowGraph(function))
+
+    def reaching(self, name: str, at: int):
+        return self.flow.reaching(at, name)
+
+    def node_of(self, call: cst.Call) -> int:
+        holding = [node for node in self.flow.graph.nodes
+                   if node.syntax is not None and any(part is call for part in _walk(node.syntax))]
+        return min(holding, key=lambda node: len(_CODE.code_for_node(node.syntax))).index  # its statement
+
+
+@pytest.mark.parametrize("change, returned", [
+    ("", ["(loss,) + outputs"]),  # the dict holds `labels`: the labelled path only
+    ('inputs["mask"] = batch[2]', ["(loss,) + outputs"]),  # another key written: `labels` still passed
+    ('inputs["labels"] = None', ["(logits,)", "(loss,) + outputs"]),  # written again: unknown
+    ('inputs.pop("labels")', ["(logits,)", "(loss,) + outputs"]),  # may be dropped
+    ('inputs = {"x": batch[0]}', ["(logits,)", "(loss,) + outputs"]),  # a dict without labels on one path
+])
+def test_a_dict_spread_into_the_model_passes_its_keys(change, returned):
+    module, names, functions = _file(f"""
+def train(loader):
+    model = Tagger().cuda()
+    for batch in loader:
+        inputs = {{"x": batch[0], "labels": batch[1]}}
+        if batch[3]:
+            {change or "pass"}
+        out = model(**inputs)
+""")
+    call = _call(module, "model(**inputs)")
+    train = functions.module_functions["train"]
+    scope = _Scope(train)
+    spread = spread_keywords(call, scope, scope.node_of(call))
+    (forward,) = model_forwards(call, names, functions, train, spread)
+    assert forward.class_name == "Tagger"
+    ((_, at),) = forward.returns()
+    assert [_CODE.code_for_node(d.value) for d in forward.reaching("outputs", at)] == returned
+
+
+_SPANS = """
+class Spans(nn.Module):
+    def forward(self, x, start=None, end=None, weight=None):
+        logits = self.head(x)
+        if start is not None and end is not None:
+            return self.loss(logits, start, end)
+        return logits
+"""
+
+
+@pytest.mark.parametrize("call, returned", [
+    ("model(x, start=s, end=e)", ["self.loss(logits, start, end)"]),  # both given: the loss only
+    ("model(x, start=s)", ["self.loss(logits, start, end)", "logits"]),  # one of them missing: both paths
+    ("model(x, s, e, w)", ["self.loss(logits, start, end)"]),
+])
+def test_a_branch_that_needs_several_arguments(call, returned):
+    module, names, functions = _file(_SPANS + f"""
+def train(loader):
+    model = Spans()
+    for x, s, e, w in loader:
+        out = {call}
+""")
+    (forward,) = model_forwards(_call(module, call), names, functions)
+    assert [_CODE.code_for_node(value) for value, _ in forward.returns()] == returned

@@ -9,7 +9,7 @@ import pytest
 
 from torchlint.names import ModuleNames
 from torchlint.training.loop import find_training_loops
-from torchlint.training.tokens import fixed_token_count
+from torchlint.training.tokens import fixed_token_count, same_every_micro_batch
 
 _LOOP = """
 import torch
@@ -72,3 +72,32 @@ def test_a_length_taken_from_a_parameter_of_the_helper_is_unknown():
         return x, y
     """
     assert not _fixed("x, y = get_batch(data, step, block)", before)
+
+
+_COEFFICIENT = """
+import torch
+def train(model, loader, args, accum):
+    coef = args.lm_coef
+    for step, batch in enumerate(loader):
+{body}
+        loss = model(batch) * factor
+        (loss / accum).backward()
+        if (step + 1) % accum == 0:
+            opt.step()
+            opt.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("body, same", [
+    ("factor = 0.5", True),
+    ("factor = coef", True),  # set before the loop
+    ("factor = args.lm_coef", True),  # an attribute of a name the loop does not bind
+    ("factor = (batch[1] != -100).sum()", False),  # the micro-batch's token count
+    ("factor = batch.n_tokens", False),  # an attribute of the micro-batch
+    ("factor = coef if step else 1.0", False),  # a name the loop binds
+])
+def test_a_factor_the_same_on_every_micro_batch(body, same):
+    module = cst.parse_module(_COEFFICIENT.format(body=textwrap.indent(body, " " * 8)))
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    (assignment,) = [a for a in loop.assignments if a.target == "loss"]
+    assert same_every_micro_batch(loop, assignment.value.right, assignment.point[0]) is same

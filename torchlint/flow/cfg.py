@@ -111,6 +111,14 @@ class Assume:
             return _none_on_branch(self.test, self.holds)
         return frozenset()
 
+    @cached_property
+    def one_of_none(self) -> FrozenSet[str]:
+        """Names of which the branch knows one at least to be `None`: the `else` of `if a is not None and b is
+        not None:`, the body of `if a is None or b is None:`. Empty when it knows no such choice."""
+        if isinstance(self.statement, (cst.If, cst.While)):
+            return _none_on_either(self.test, self.holds)
+        return frozenset()
+
 
 @dataclass(eq=False)
 class Node:
@@ -164,6 +172,12 @@ class ControlFlowGraph:
         the head of its missing `else`), until something assigns it."""
         return frozenset(node.index for node in self.nodes
                          if node.assume is not None and name in node.assume.known_none)
+
+    def one_of_none(self, names: FrozenSet[str]) -> FrozenSet[int]:
+        """The assume nodes from which one of a few names, all of them among `names`, is known to be `None`
+        (the `else` of `if a is not None and b is not None:`, with `a` and `b` in `names`)."""
+        return frozenset(node.index for node in self.nodes if node.assume is not None
+                         and node.assume.one_of_none and node.assume.one_of_none <= names)
 
     def iterable_node(self, loop: cst.For) -> Optional[Node]:
         """The node that evaluates a `for` statement's iterable: where the statement starts to run."""
@@ -486,6 +500,24 @@ def _none_on_branch(test: cst.BaseExpression, holds: bool) -> FrozenSet[str]:
         if isinstance(operator, cst.IsNot) and not holds:
             return frozenset({name})
     return frozenset()
+
+
+def _none_on_either(test: cst.BaseExpression, holds: bool) -> FrozenSet[str]:
+    """`a is not None and b is not None` that does not hold, `a is None or b is None` that does: each side
+    names one `None` (`_none_on_branch`), and one side at least holds that."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _none_on_either(test.expression, not holds)
+    if not isinstance(test, cst.BooleanOperation):
+        return frozenset()
+    if not (isinstance(test.operator, cst.Or) if holds else isinstance(test.operator, cst.And)):
+        return frozenset()
+    names = set()
+    for side in (test.left, test.right):
+        one = _none_on_branch(side, holds) or _none_on_either(side, holds)
+        if not one:
+            return frozenset()  # a side that may hold for another reason: no name need be `None`
+        names |= one
+    return frozenset(names)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

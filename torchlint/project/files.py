@@ -321,6 +321,16 @@ class ProjectFiles:
             return (module, found) if found is not None else None
         return None
 
+    def read_definition(self, target: Optional[Tuple[int, str]], used: Optional[Set[str]] = None
+                        ) -> Optional[Tuple[ProjectModule, Definition]]:
+        """`definition` of an imported name (`names.imported`'s answer; None reads nothing), recording the file
+        it lives in among those the linted file's facts rest on: `used`, or this importer's own when the
+        importer is the linted file."""
+        found = self.definition(*target) if target is not None else None
+        if found is not None:
+            (self.used if used is None else used).add(str(found[0].path))
+        return found
+
 
 def _wraps_somewhere(summary: Optional[FileSummary], wrappers: FrozenSet[str]) -> bool:
     """The file binds some name to one of `wrappers`, or calls one (unread: it may)."""

@@ -10,17 +10,30 @@ that varies from one micro-batch to the next:
   positions do not count), as a function (`F.cross_entropy(..., ignore_index=-100)`)
   or a criterion built with it, over the tokens of a batch of sequences (its
   input or target flattened: `logits.view(-1, vocab)`, `labels.flatten()`);
-- a masked mean: `(loss * mask).sum() / mask.sum()`, or `.masked_select(mask).mean()`;
+- a masked mean: `(loss * mask).sum() / mask.sum()`, `.masked_select(mask).mean()`,
+  or a mean-reduced criterion over the elements a mask selects
+  (`self.criterion(outs.masked_select(mask), ys.masked_select(mask))` of a
+  `self.criterion = nn.L1Loss()`, `loss_fct(logits.view(-1, n)[active], ...)`),
+  where the mask is the micro-batch's own: a comparison of its data
+  (`attention_mask == 1`, `positions < lengths[:, None]`) or a mask it comes with;
 - `outputs.loss` of a Hugging Face language model (`...ForCausalLM`,
   `...LMHeadModel`, `...ForSeq2SeqLM`, `...ForMaskedLM`,
-  `...ForConditionalGeneration`) in a file that pads or masks its labels with a
-  data collator (`DataCollatorForSeq2Seq`, `DataCollatorForLanguageModeling`,
-  `DataCollatorForTokenClassification`, `DataCollatorForCompletionOnlyLM`);
-- any of those returned by the `forward` of the loop's model, a class of the
-  project (in the file or another one, or every class of a table such as
-  `MODEL_CLASSES[args.model_type]`), read on the paths the call takes:
+  `...ForConditionalGeneration`, `...DoubleHeadsModel`) in a file that pads or
+  masks its labels, with a data collator (`DataCollatorForSeq2Seq`,
+  `DataCollatorForLanguageModeling`, `DataCollatorForTokenClassification`,
+  `DataCollatorForCompletionOnlyLM`) or by writing -100 into them itself
+  (`x + [-100] * (max_l - len(x))`); also the first element of its outputs
+  when the call gives it labels (`outputs[0]`, `lm_loss, mc_loss, *_ = model(...,
+  lm_labels=lm_labels)`, `model(**inputs)` of a dict holding `labels`);
+- any of those returned by the `forward` of the loop's model or criterion, a
+  class of the project (in the file or another one, or every class of a table
+  such as `MODEL_CLASSES[args.model_type]`), read on the paths the call takes:
   `loss = model(ids, mask, labels)`, `outputs[0]`, `loss, logits = model(...)`
-  of a `forward` that computes its loss when given labels.
+  of a `forward` that computes its loss when given labels (by keyword, by
+  position, or in a dict: `model(**inputs)`);
+- any of those scaled by a coefficient (`lm_loss * args.lm_coef`,
+  `(start_loss + end_loss) / 2`) or summed with other losses: the token mean's
+  part of the gradient is mis-weighted whatever the other terms are.
 
 The finding is on the division: that is the line to change.
 
@@ -67,7 +80,11 @@ tokens as you go, and divide the gradients by that count before the step:
 `p.grad.div_(n_tokens)`.)
 
 Not flagged: per-sample means over a fixed batch size (plain `F.cross_entropy`
-on image classes, `MSELoss`), a segmentation loss over whole `(N, C, H, W)`
+on image classes, `MSELoss`, a masked sum divided per sample,
+`(x * mask).sum(1) / mask.sum(1)`, then averaged), a mean over a mask of
+constant shapes or drawn at random (`torch.ones(b, t).bool()`, a buffer,
+`torch.rand(...) < p`: as many elements, or a count that does not follow the
+data), the first output of a language model not given labels, a segmentation loss over whole `(N, C, H, W)`
 maps with a void label (`ignore_index=255`: few, similar counts ignored),
 targets cut at a fixed length from one packed token stream beside the inputs
 (`y = data[i + 1 : i + 1 + block]`, nanoGPT's `get_batch`, `buf[1:]` of a
@@ -91,7 +108,8 @@ divide by.
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+import ast
+from typing import FrozenSet, Iterator, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -100,13 +118,20 @@ from torchlint.model import ERROR
 from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
-from torchlint.training.forward import Forward, model_forwards, returned_part
+from torchlint.training.forward import Forward, model_forwards, returned_part, spread_keywords
 from torchlint.training.frameworks import backward_scaling
+from torchlint.training.graph import FACTORIES
 from torchlint.training.origin import Division, reduction
-from torchlint.training.tokens import fixed_token_count
+from torchlint.training.tokens import fixed_token_count, same_every_micro_batch
+from torchlint.walk import children
 
 _TOKEN_LOSSES = frozenset({"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss"})
-_LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration")
+_LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration",
+                    "DoubleHeadsModel")
+# The keywords a Hugging Face language model takes its token labels by (`lm_labels`: transformers 2.x).
+_LABEL_KEYWORDS = ("labels", "lm_labels", "masked_lm_labels")
+# Methods that compare a tensor with their argument.
+_READS = frozenset({"ne", "eq", "lt", "le", "gt", "ge", "not_equal", "equal", "isin"})
 _PADDING_COLLATORS = frozenset({
     "transformers.DataCollatorForSeq2Seq", "transformers.DataCollatorForLanguageModeling",
     "transformers.DataCollatorForTokenClassification", "transformers.data.data_collator.DataCollatorForSeq2Seq",
@@ -117,7 +142,10 @@ _COUNTS = frozenset({"sum", "count_nonzero"})
 _FLATTENING = frozenset({"view", "reshape", "flatten"})
 _PASSING = frozenset({"float", "to", "cuda", "double", "half", "squeeze", "clone", "contiguous", "clamp",
                       "clamp_min"})
-_MAX_DEPTH = 8
+_MAX_DEPTH = 12
+# Methods whose result is the receiver's mask, in another shape, type or place.
+_MASK_KEEPING = frozenset({"view", "reshape", "flatten", "unsqueeze", "squeeze", "to", "cuda", "bool", "byte",
+                           "expand", "expand_as", "contiguous", "detach", "logical_not"})
 
 
 class TokenMeanUnderAccumulation(Rule):
@@ -153,7 +181,8 @@ class TokenMeanUnderAccumulation(Rule):
                  division: Division, how: str) -> Finding:
         loss, count = context.code(division.dividend), context.code(division.divisor)
         message = (
-            f"`{loss}` is a mean over its micro-batch's real tokens ({how}), and dividing it by `{count}` gives "
+            f"`{loss}` {'holds' if how.startswith('its term') else 'is'} a mean over its micro-batch's real tokens "
+            f"({how}), and dividing it by `{count}` gives "
             f"every micro-batch the same weight whatever its number of tokens: tokens of short micro-batches "
             f"count more than those of long ones, so `{step.receiver}.step()` does not apply the window's token "
             f"mean. Sum the loss over tokens (`reduction='sum'`) and divide by the window's token count."
@@ -263,29 +292,33 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         index = _index(node)
         return None if index is None else _token_mean(context, loop, node.value, at, depth + 1, (index,) + slot)
     if isinstance(node, cst.Call):
-        forwards = model_forwards(node, names, loop.functions, loop.function)
+        spread = spread_keywords(node, loop, at)
+        forwards = model_forwards(node, names, loop.functions, loop.function, spread)
         if forwards is not None:
             return _returned_token_mean(forwards, slot, depth)
         if slot:
-            return None
+            return _language_model_loss(context, loop, node, at, slot, spread)
         func = node.func
         if isinstance(func, cst.Attribute):
-            if func.attr.value == "mean" and not node.args and not _masked(func.value, names):
+            if func.attr.value == "mean" and not node.args and not _masked(loop, func.value, at):
                 # `loss.mean()` of the losses `DataParallel` gathers: a mean of the replicas' token means
                 return _token_mean(context, loop, func.value, at, depth + 1)
             if func.attr.value in _PASSING:
                 return _token_mean(context, loop, func.value, at, depth + 1)
-            if func.attr.value == "mean" and _masked(func.value, names):
+            if func.attr.value == "mean" and _masked(loop, func.value, at):
                 return f"`{context.code(node)}`"
+        how = _masked_criterion(context, loop, node, at)
+        if how is not None:
+            return how
         how = _ignoring_criterion(context, node, names)
         if how is None or not _over_sequences(loop, node, at):
             return None
         # Targets cut at a fixed length from one packed stream: as many tokens in every micro-batch.
         return None if fixed_token_count(loop, positional(node, 1) or keyword(node, "target"), at) else how
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide) and not slot:
-        if _summed(node.left, names) and _mask_count(loop, node.right, at, depth):
-            return f"`{context.code(node)}`"
-        return None
+    if isinstance(node, cst.BinaryOperation) and not slot:
+        return _combined(context, loop, node, at, depth)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and not slot:
+        return _token_mean(context, loop, node.expression, at, depth + 1)
     if isinstance(node, cst.Attribute) and node.attr.value == "loss" and not slot:
         model = _language_model(loop, node.value, at, names)
         if model is not None and any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
@@ -309,6 +342,108 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
             return None
         found.append(how)
     return found[0] if found else None
+
+
+def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperation, at: int,
+              depth: int) -> Optional[str]:
+    """A masked mean spelled out (`(loss * mask).sum() / mask.sum()`), or a token mean kept by the arithmetic
+    around it: scaled by a factor that is the same on every micro-batch (`lm_loss * args.lm_coef`,
+    `(start_loss + end_loss) / 2`), or summed with other terms (`lm_loss + mc_loss`: the token mean's part of
+    the gradient is weighed by micro-batch whatever the other terms are). A factor of the micro-batch's own
+    (`loss * n_tokens`) is not a coefficient: that is token-count weighting."""
+    operator = node.operator
+    if isinstance(operator, cst.Divide):
+        if _summed(node.left, loop.names) and _mask_count(loop, node.right, at, depth):
+            whole = context.code(node)
+            return f"`{whole}`" if _short(whole) else f"`(...).sum() / {context.code(node.right)}`"
+        if same_every_micro_batch(loop, node.right, at):
+            return _token_mean(context, loop, node.left, at, depth + 1)
+        return None
+    if isinstance(operator, cst.Multiply):
+        for factor, other in ((node.right, node.left), (node.left, node.right)):
+            if same_every_micro_batch(loop, factor, at):
+                return _token_mean(context, loop, other, at, depth + 1)
+        return None
+    if isinstance(operator, (cst.Add, cst.Subtract)):
+        for term in (node.left, node.right):
+            how = _token_mean(context, loop, term, at, depth + 1)
+            if how is not None:
+                if how.startswith("its term"):
+                    return how  # the innermost term is named
+                code = context.code(term)
+                return f"its term `{code}`: {how}" if _short(code) else f"its term {how}"
+    return None
+
+
+def _short(code: str) -> bool:
+    """Code short enough to quote whole in a message."""
+    return "\n" not in code and len(code) <= 60
+
+
+def _language_model_loss(context: FileContext, loop: TrainingLoop, call: cst.Call, at: int, slot: Tuple[int, ...],
+                         spread: Mapping[str, cst.BaseExpression]) -> Optional[str]:
+    """`loss, logits = model(ids, labels=labels)`, `model(**batch)[0]`, `lm_loss, mc_loss, *_ = model(...,
+    lm_labels=...)`: the first element of a Hugging Face language model's outputs when the call gives it labels
+    is its token-mean loss; a token mean over a varying count where the file pads or masks the labels (a
+    collator, or -100 written into them by hand). Not given labels, the first element is the logits."""
+    if slot != (0,) or not isinstance(context, FileContext):
+        return None
+    labels = None
+    for label in _LABEL_KEYWORDS:
+        value = keyword(call, label)
+        if value is None and not any(arg.keyword is not None and arg.keyword.value == label for arg in call.args):
+            value = spread.get(label)
+        if value is not None and not (isinstance(value, cst.Name) and value.value == "None"):
+            labels = label
+            break
+    if labels is None:
+        return None
+    model = _language_model(loop, call, at, context.names)
+    if model is None:
+        return None
+    if any(origin in _PADDING_COLLATORS for origin in context.names.aliases.values()):
+        return f"the loss `{model}(..., {labels}=...)` returns first, on labels a collator pads"
+    if _writes_ignored_label(context.source):
+        return f"the loss `{model}(..., {labels}=...)` returns first, on labels the file pads with -100"
+    return None
+
+
+def _writes_ignored_label(source: str) -> bool:
+    """The file writes -100 (the label a Hugging Face model's loss ignores) into data: in a list it builds
+    (`[-100] * n`, `x + [pad if name != "labels" else -100] * (max_l - len(x))`), into a tensor's elements
+    (`labels[labels == pad] = -100`, `labels.masked_fill(mask, -100)`, `torch.where(keep, labels, -100)`), or as
+    a padding value (`pad_sequence(..., padding_value=-100)`, `label_pad_token_id=-100`, `torch.full_like(x,
+    -100)`). Reading it (`labels != -100`), a criterion's `ignore_index=-100`, a parameter's default or another
+    use (`x.clamp(-100, 100)`) writes no label."""
+    if "-100" not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    written = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List):
+            written.update(id(element) for element in node.elts)
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            written.add(id(node.elt))
+        elif isinstance(node, ast.IfExp):  # `[pad if name != "labels" else -100]`: as the expression it is in
+            if id(node) in written:
+                written.update((id(node.body), id(node.orelse)))
+        elif isinstance(node, ast.Assign) and any(isinstance(target, ast.Subscript) for target in node.targets):
+            written.add(id(node.value))
+        elif isinstance(node, ast.keyword) and node.arg is not None and node.arg != "ignore_index" \
+                and ("pad" in node.arg or node.arg in ("value", "fill_value")):
+            written.add(id(node.value))
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                node.func.id if isinstance(node.func, ast.Name) else None
+            filled = {"masked_fill": 1, "masked_fill_": 1, "full_like": 1, "where": 2, "pad": 2}.get(name or "")
+            if filled is not None and len(node.args) > filled:
+                written.add(id(node.args[filled]))
+    return any(id(node) in written and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+               and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int
+               and node.operand.value == 100 for node in ast.walk(tree))
 
 
 def _returned_token_mean(forwards: List[Forward], slot: Tuple[int, ...], depth: int) -> Optional[str]:
@@ -378,21 +513,191 @@ def _flattened(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int
         for d in definitions)
 
 
-def _masked(node: cst.BaseExpression, names: ModuleNames) -> bool:
-    """`x.masked_select(mask)` / `torch.masked_select(x, mask)`."""
-    if not isinstance(node, cst.Call):
+def _masked(loop: TrainingLoop, node: cst.BaseExpression, at: int) -> bool:
+    """`x.masked_select(mask)` / `torch.masked_select(x, mask)` of a mask taken from the micro-batch's data
+    (`_data_mask`)."""
+    if not isinstance(node, cst.Call) or loop.names is None:
         return False
     func = node.func
-    return (isinstance(func, cst.Attribute) and func.attr.value == "masked_select") or \
-        names.callee(node) == "torch.masked_select"
+    if isinstance(func, cst.Attribute) and func.attr.value == "masked_select" and loop.names.callee(node) is None:
+        mask = positional(node, 0) or keyword(node, "mask")
+    elif loop.names.callee(node) == "torch.masked_select":
+        mask = positional(node, 1) or keyword(node, "mask")
+    else:
+        return False
+    return mask is not None and _data_mask(loop, mask, at, 0)
+
+
+def _masked_criterion(context: FileContext, loop: TrainingLoop, call: cst.Call, at: int) -> Optional[str]:
+    """A mean-reduced criterion over the elements a mask of the micro-batch selects: `F.l1_loss(x[mask], y[mask])`,
+    `self.criterion(outs.masked_select(mask), ys.masked_select(mask))` of `self.criterion = nn.L1Loss()`,
+    `loss_fct(logits.view(-1, n)[active], labels.view(-1)[active])`: a mean over as many elements as the mask
+    holds, which varies with the micro-batch's padding."""
+    names = loop.names
+    if names is None:
+        return None
+    qualified = names.callee(call)
+    if qualified is not None:
+        if not names.is_loss_function(qualified) or reduction(call) != "mean":
+            return None
+    else:
+        constructors = [call.func] if isinstance(call.func, cst.Call) else \
+            names.values_of(dotted_name(call.func) or "") if dotted_name(call.func) else []
+        if not constructors or not all(
+                isinstance(c, cst.Call) and names.callee(c) is not None and names.is_loss_class(names.callee(c))
+                and reduction(c) == "mean" for c in constructors):
+            return None
+    for argument in (positional(call, 0) or keyword(call, "input"), positional(call, 1) or keyword(call, "target")):
+        if argument is not None and _selected(loop, argument, at, 0):
+            return f"`{dotted_name(call.func) or context.code(call.func)}` over the elements a mask selects"
+    return None
+
+
+def _selected(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
+    """`node` holds the elements a mask of the micro-batch selects, on every path: `x.masked_select(mask)`,
+    `x[mask]`, `x.view(-1, n)[active]`, through conversions and names."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, cst.Subscript):
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            # `x[t]` of a loop's index or of a tensor of indices is no mask: the mask must be shown as one
+            return _data_mask(loop, node.slice[0].slice.value, at, depth + 1, shown=True)
+        return False
+    if isinstance(node, cst.Call):
+        if _masked(loop, node, at):
+            return True
+        func = node.func
+        return isinstance(func, cst.Attribute) and func.attr.value in _PASSING and loop.names.callee(node) is None \
+            and _selected(loop, func.value, at, depth + 1)
+    name = dotted_name(node)
+    if name is None:
+        return False
+    definitions = loop.reaching(name, at)
+    return bool(definitions) and all(
+        d.kind == "assign" and not d.unpacked and d.value is not None and _selected(loop, d.value, d.node, depth + 1)
+        for d in definitions)
+
+
+def _data_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int, shown: bool = False) -> bool:
+    """A boolean mask whose count of true elements is the micro-batch's own: a comparison of its data
+    (`attention_mask.view(-1) == 1`, `labels != pad_id`, `positions < lengths[:, None]`), a mask that comes with
+    it (`for x, y, mask in loader`, a parameter of the model's `forward`), and what keeps one (`.view(...)`,
+    `.unsqueeze(-1)`, `~mask`, `mask & other`). A mask made of constant shapes (`torch.ones(b, t).bool()`,
+    `torch.rand(b, t) < 0.15`, a mask set before the loop) is not: its count does not follow the data.
+    `shown`: the code must show a boolean mask (a comparison, `~`, `&`): a tensor of the loader or a parameter
+    may be indices (`targets[t]`)."""
+    if depth > _MAX_DEPTH:
+        return False
+    depth += 1
+    if isinstance(node, cst.Comparison):
+        return any(_from_data(loop, part, at, depth)
+                   for part in [node.left, *(target.comparator for target in node.comparisons)])
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return _data_mask(loop, node.expression, at, depth, shown)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr)):
+        return _data_mask(loop, node.left, at, depth, shown) or _data_mask(loop, node.right, at, depth, shown)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if not isinstance(func, cst.Attribute) or loop.names.callee(node) is not None:
+            return False
+        if func.attr.value in _MASK_KEEPING:
+            return _data_mask(loop, func.value, at, depth, shown and func.attr.value not in ("bool", "logical_not"))
+        if func.attr.value in _READS:
+            return any(_from_data(loop, part, at, depth) for part in [func.value, *(arg.value for arg in node.args)])
+        return False
+    if isinstance(node, cst.Subscript):  # `mask[:, 1:]`, `batch["attention_mask"]`
+        if _sliced(node):
+            return _data_mask(loop, node.value, at, depth, shown)
+        return not shown and _from_data(loop, node, at, depth)
+    name = dotted_name(node)
+    if name is None:
+        return False
+    definitions = loop.reaching(name, at)
+    iteration = loop.iteration
+    region = frozenset(iteration.region.body) if iteration is not None else None
+    if shown and any(d.kind != "assign" or d.unpacked for d in definitions):
+        return False
+    test = (lambda *args: _data_mask(*args, shown=True)) if shown else _data_mask
+    return bool(definitions) and all(_data_definition(loop, d, region, depth, test) for d in definitions)
+
+
+def _sliced(node: cst.Subscript) -> bool:
+    return all(isinstance(element.slice, cst.Slice) for element in node.slice)
+
+
+def _from_data(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
+    """`node` is computed from the micro-batch's data: it reads a name the iteration takes from its loader
+    (the loop's target, what is unpacked from it), a parameter of the model's `forward` (its inputs), or a
+    name given such a value on every path. What tensor factories build (`torch.ones(x.shape)`) is not."""
+    if depth > _MAX_DEPTH:
+        return False
+    depth += 1
+    roots = _data_roots(loop, node)
+    if not roots:
+        return False
+    iteration = loop.iteration
+    region = frozenset(iteration.region.body) if iteration is not None else None
+    for root in roots:
+        definitions = loop.reaching(root, at)
+        if definitions and all(_data_definition(loop, d, region, depth, _from_data) for d in definitions):
+            return True
+    return False
+
+
+def _data_definition(loop: TrainingLoop, definition, region: Optional[FrozenSet[int]], depth: int,
+                     value_test) -> bool:
+    """The name `definition` binds holds the micro-batch's data (a mask of it, for `value_test=_data_mask`)."""
+    if region is None:  # a model's `forward`: its parameters are what the call passes, the batch
+        if definition.kind == "parameter":
+            return definition.name != "self"
+    elif definition.node not in region:
+        return False  # set before the loop: the same on every micro-batch
+    elif definition.kind == "target":
+        return True  # `for x, y, mask in loader`
+    if definition.kind != "assign" or definition.value is None:
+        return False
+    if definition.unpacked:  # `x, y, mask = batch`
+        return _from_data(loop, definition.value, definition.node, depth)
+    return value_test(loop, definition.value, definition.node, depth)
+
+
+def _data_roots(loop: TrainingLoop, node: cst.BaseExpression) -> List[str]:
+    """The names `node` reads, outside the arguments of tensor factories (`torch.ones(x.shape)`: only a shape)."""
+    roots: List[str] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            callee = loop.names.callee(current)
+            if callee is not None and callee.startswith("torch.") and last_component(callee) in FACTORIES:
+                continue
+        if isinstance(current, cst.Name):
+            roots.append(current.value)
+            continue
+        if isinstance(current, cst.Attribute):
+            name = dotted_name(current)
+            if name is not None:
+                roots.append(name.split(".", 1)[0])
+                continue
+        if isinstance(current, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+            continue
+        stack.extend(children(current))
+    return roots
 
 
 def _summed(node: cst.BaseExpression, names: ModuleNames) -> bool:
-    """`(...).sum()` or `torch.sum(...)`."""
+    """`(...).sum()` or `torch.sum(...)`, over every element (`x.sum(1)`: a sum per sample, not of the batch)."""
     if not isinstance(node, cst.Call):
         return False
     func = node.func
-    return (isinstance(func, cst.Attribute) and func.attr.value == "sum") or names.callee(node) == "torch.sum"
+    if isinstance(func, cst.Attribute) and func.attr.value == "sum" and names.callee(node) is None:
+        return _whole(node, 0)
+    return names.callee(node) == "torch.sum" and _whole(node, 1)
+
+
+def _whole(call: cst.Call, positional_dim: int) -> bool:
+    """A reduction given no dimension: over every element."""
+    return positional(call, positional_dim) is None and keyword(call, "dim") is None and keyword(call, "axis") is None
 
 
 def _mask_count(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
@@ -402,13 +707,13 @@ def _mask_count(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: in
         return False
     if isinstance(node, cst.Call):
         func = node.func
-        if isinstance(func, cst.Attribute):
+        qualified = loop.names.callee(node) if loop.names is not None else None
+        if isinstance(func, cst.Attribute) and qualified is None:
             if func.attr.value in _COUNTS:
-                return True
+                return _whole(node, 0)  # `mask.sum(1)`: a count per sample
             if func.attr.value in _PASSING:
                 return _mask_count(loop, func.value, at, depth + 1)
-        qualified = loop.names.callee(node) if loop.names is not None else None
-        return qualified in ("torch.sum", "torch.count_nonzero")
+        return qualified in ("torch.sum", "torch.count_nonzero") and _whole(node, 1)
     name = dotted_name(node)
     if name is None:
         return False
@@ -443,9 +748,24 @@ def _builds_language_model(call: cst.Call, names: ModuleNames) -> bool:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
         func = func.value
-    qualified = names.qualify(func)
-    return qualified is not None and qualified.startswith("transformers.") \
-        and last_component(qualified).endswith(_LANGUAGE_MODELS)
+    return _language_model_class(func, names, 0)
+
+
+def _language_model_class(node: cst.BaseExpression, names: ModuleNames, depth: int) -> bool:
+    """`node` names a Hugging Face language-model class: directly, or through a name every binding of which is
+    one (`model_class = GPT2DoubleHeadsModel if "gpt2" in name else OpenAIGPTDoubleHeadsModel`)."""
+    if depth > 3:
+        return False
+    if isinstance(node, cst.IfExp):
+        return _language_model_class(node.body, names, depth + 1) \
+            and _language_model_class(node.orelse, names, depth + 1)
+    qualified = names.qualify(node)
+    if qualified is not None:
+        return qualified.startswith("transformers.") and last_component(qualified).endswith(_LANGUAGE_MODELS)
+    name = dotted_name(node)
+    bindings = names.bindings.get(name, ()) if name is not None else ()
+    return bool(bindings) and all(binding.index is None and _language_model_class(binding.value, names, depth + 1)
+                                  for binding in bindings)
 
 
 def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> Optional[str]:

@@ -5,25 +5,28 @@
 file of the project, or `model_class.from_pretrained(path)` where `model_class` comes out of a table of
 classes (`MODEL_CLASSES[args.model_type]`, every class the table holds). Every binding of the name in the
 file must lead to such a class (copies and wrappings, `DataParallel(model)`, `model.to(device)`,
-`model, opt = amp.initialize(model, opt)`, lead back to the name's other bindings); one that does not, or a
-class whose `forward` is not in the project (a library's model), leaves the call unknown.
+`model, opt = amp.initialize(model, opt)`, `Model(...).cuda()`, lead back to the name's other bindings); one
+that does not, or a class whose `forward` is not in the project (a library's model), leaves the call unknown.
 
 A `forward` that returns its loss only when given labels (`if labels is not None: ... return loss`,
 `else: return logits`) is read on the paths the call takes: a parameter the call passes a value other than
 `None` for (and that the function never assigns) is not `None`, so the branches that test it for `None`
-are not taken, and the values assigned there do not reach a `return`.
+are not taken, and the values assigned there do not reach a `return`. A dict the call spreads
+(`model(**inputs)`, `inputs = {"input_ids": ..., "labels": batch[3]}`) passes the keys every display of it
+holds and the function does not write again (`spread_keywords`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
 from torchlint.flow.dataflow import PrunedFlow
 from torchlint.flow.scopes import parameter_names as _parameters
-from torchlint.names import ModuleNames, dotted_name, slot_of, wrapped_name
+from torchlint.names import ModuleNames, dotted_name, slot_of, string_value, wrapped_name
+from torchlint.walk import preorder
 from torchlint.wrappers import LOADERS
 
 if TYPE_CHECKING:
@@ -31,6 +34,9 @@ if TYPE_CHECKING:
     from torchlint.training.calls import Functions
 
 _DEPTH = 6
+# `nn.Module` methods that return the module itself.
+_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "half", "double", "bfloat16", "requires_grad_"})
+_DICT_CHANGES = frozenset({"pop", "popitem", "update", "clear", "setdefault"})
 _CODE = cst.Module(body=[])
 
 
@@ -69,11 +75,12 @@ def os_path_name(path: str) -> str:
 
 
 def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Functions"],
-                   where: Optional[cst.FunctionDef] = None) -> Optional[List[Forward]]:
+                   where: Optional[cst.FunctionDef] = None,
+                   spread: Optional[Mapping[str, cst.BaseExpression]] = None) -> Optional[List[Forward]]:
     """The `forward` of every class the object `call` (made in function `where`) calls may be built from, each
     read on the paths `call` takes; None when one of them is unknown. The object is what the file binds to its
     name; a parameter of `where` only when every call of `where` in the file passes that very name
-    (`train(args, loader, model)`)."""
+    (`train(args, loader, model)`). `spread`: what the call's `**inputs` surely passes (`spread_keywords`)."""
     name = dotted_name(call.func)
     if name is None or functions is None or names.callee(call) is not None:
         return None
@@ -84,11 +91,67 @@ def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Func
         return None
     forwards = []
     for found in {id(c): c for c in classes}.values():
-        forward = _forward_of(found, names, functions, call)
+        forward = _forward_of(found, names, functions, call, spread or {})
         if forward is None:
             return None
         forwards += [f for f in forward if all(f.function is not known.function for known in forwards)]
     return forwards
+
+
+def spread_keywords(call: cst.Call, scope, at: int) -> Dict[str, cst.BaseExpression]:
+    """What `call`'s `**inputs` surely passes, by keyword: the entries with a string key that every dict
+    display reaching `at` in `scope` (a loop, or a `Forward`: `reaching`, `flow`) holds, unless the function
+    writes that key again (`inputs["labels"] = None`) or changes the dict otherwise (`del`, `.pop`, `.update`).
+    Empty when there is no `**` or its dict is not shown."""
+    spread = [arg.value for arg in call.args if arg.star == "**"]
+    name = dotted_name(spread[0]) if len(spread) == 1 else None
+    if name is None:
+        return {}
+    definitions = scope.reaching(name, at)
+    if not definitions:
+        return {}
+    common: Optional[Dict[str, cst.BaseExpression]] = None
+    for definition in definitions:
+        value = definition.value
+        if definition.kind != "assign" or definition.unpacked or not isinstance(value, cst.Dict):
+            return {}
+        entries = {}
+        for element in value.elements:
+            key = string_value(element.key) if isinstance(element, cst.DictElement) else None
+            if key is not None:
+                entries[key] = element.value
+        common = entries if common is None else {k: v for k, v in common.items() if k in entries}
+    written = _rewritten_keys(scope.flow.graph.owner, name)
+    if written is None:
+        return {}
+    return {key: value for key, value in (common or {}).items() if key not in written}
+
+
+def _rewritten_keys(owner: cst.CSTNode, name: str) -> Optional[FrozenSet[str]]:
+    """The string keys the function stores into or deletes from the dict `name` (`inputs["k"] = v`,
+    `del inputs["k"]`); None when it changes the dict in a way that may drop any key (`inputs.pop(k)`,
+    `del inputs[key]`, `inputs.update(...)`)."""
+    keys = set()
+    for part in preorder(owner):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(part, cst.Assign):
+            targets = [t.target for t in part.targets]
+        elif isinstance(part, (cst.AugAssign, cst.AnnAssign)):
+            targets = [part.target]
+        elif isinstance(part, cst.Del):
+            targets = [e.value for e in part.target.elements] if isinstance(part.target, cst.Tuple) \
+                else [part.target]
+        elif isinstance(part, cst.Call) and isinstance(part.func, cst.Attribute) \
+                and dotted_name(part.func.value) == name and part.func.attr.value in _DICT_CHANGES:
+            return None
+        for target in targets:
+            if isinstance(target, cst.Subscript) and dotted_name(target.value) == name:
+                key = string_value(target.slice[0].slice.value) if len(target.slice) == 1 \
+                    and isinstance(target.slice[0].slice, cst.Index) else None
+                if key is None:
+                    return None
+                keys.add(key)
+    return frozenset(keys)
 
 
 def _passed_as_itself(function: cst.FunctionDef, parameter: str, functions: "Functions") -> bool:
@@ -133,6 +196,10 @@ def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Opti
         value = binding.value
         if binding.index is not None:
             value = slot_of(value, (binding.index,))
+        # `Model(...).cuda()`, `Model(...).to(device)`: the module itself, moved
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _MOVES and isinstance(value.func.value, cst.Call):
+            value = value.func.value
         if not isinstance(value, cst.Call):
             return None
         built = value.func
@@ -143,7 +210,7 @@ def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Opti
 
 
 def _forward_of(built: cst.BaseExpression, names: ModuleNames, functions: "Functions", call: cst.Call,
-                depth: int = 0) -> Optional[List[Forward]]:
+                spread: Mapping[str, cst.BaseExpression], depth: int = 0) -> Optional[List[Forward]]:
     """The `forward` of the class `built` names: of this file, of another file of the project, or of the
     one class every entry of a table of classes gives (`model_class` of
     `config_class, model_class, tokenizer_class = MODEL_CLASSES[key]`)."""
@@ -153,27 +220,25 @@ def _forward_of(built: cst.BaseExpression, names: ModuleNames, functions: "Funct
     if "." not in name:
         method = functions.method_of_class(name, "forward")
         if method is not None:
-            return [_read(method, name, functions, names, call, None)]
+            return [_read(method, name, functions, names, call, spread, None)]
     target = names.imported(name)
     if target is not None:
-        project = names.project
-        found = project.definition(*target) if project is not None else None
+        found = names.project.read_definition(target) if names.project is not None else None
         if found is None:
             return None
         module, definition = found
-        if project.used is not None:
-            project.used.add(str(module.path))
         if not isinstance(definition, cst.ClassDef):
             return None
         method = module.functions.method_of_class(definition.name.value, "forward")
         if method is None:
             return None
-        return [_read(method, definition.name.value, module.functions, module.names, call, str(module.path))]
-    return _from_table(name, names, functions, call, depth)
+        return [_read(method, definition.name.value, module.functions, module.names, call, spread,
+                      str(module.path))]
+    return _from_table(name, names, functions, call, spread, depth)
 
 
 def _from_table(name: str, names: ModuleNames, functions: "Functions", call: cst.Call,
-                depth: int) -> Optional[List[Forward]]:
+                spread: Mapping[str, cst.BaseExpression], depth: int) -> Optional[List[Forward]]:
     """`model_class` bound from a table of classes: `MODEL_CLASSES[key]` (unpacked, or one element of it), a
     dict whose every entry gives one class: the `forward` of each, or None when one is unknown."""
     bindings = names.bindings.get(name, ())
@@ -191,7 +256,7 @@ def _from_table(name: str, names: ModuleNames, functions: "Functions", call: cst
         if not isinstance(element, cst.DictElement):
             return None
         value = slot_of(element.value, (binding.index,)) if binding.index is not None else element.value
-        forward = _forward_of(value, names, functions, call, depth + 1) if value is not None else None
+        forward = _forward_of(value, names, functions, call, spread, depth + 1) if value is not None else None
         if forward is None:
             return None
         forwards += forward
@@ -199,19 +264,22 @@ def _from_table(name: str, names: ModuleNames, functions: "Functions", call: cst
 
 
 def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", names: ModuleNames, call: cst.Call,
-          path: Optional[str]) -> Forward:
+          spread: Mapping[str, cst.BaseExpression], path: Optional[str]) -> Forward:
     from torchlint.training.calls import argument_for
 
     flow = functions.flow(method)
     graph = flow.graph
     assigned = {d.name for d in graph.definitions if d.kind != "parameter"}
     blocked: FrozenSet[int] = frozenset()
+    given = set()
     for parameter in method.params.params + method.params.kwonly_params:
         name = parameter.name.value
         if name in assigned:
             continue
-        argument = argument_for(call, method, name, bound=True)
+        argument = argument_for(call, method, name, bound=True) or spread.get(name)
         if argument is None or (isinstance(argument, cst.Name) and argument.value == "None"):
             continue
+        given.add(name)
         blocked |= graph.known_none(name)
+    blocked |= graph.one_of_none(frozenset(given))  # `if start is not None and end is not None:`, both given
     return Forward(method, class_name, functions, names, flow, flow.pruned(blocked), path)

@@ -1137,11 +1137,10 @@ class TrainingLoop:
         project = self.names.project if self.names is not None else None
         callee = dotted_name(call.func)
         target = self.names.imported(callee) if project is not None and callee is not None else None
-        found = project.definition(*target) if target is not None else None
+        found = project.read_definition(target) if project is not None else None
         if found is None or not isinstance(found[1], cst.FunctionDef):
             return None
         module, function = found
-        project.used.add(str(module.path))
         return function, module.functions
 
     def returned_graph(self, call: cst.Call, slot: Tuple[int, ...] = (), depth: int = 0) -> Optional[str]:
@@ -2456,9 +2455,8 @@ def _class_chain(class_def: cst.ClassDef, names: ModuleNames, depth: int) -> Lis
             continue
         project = names.project
         target = names.imported(dotted) if project is not None else None
-        found = project.definition(*target) if target is not None else None
+        found = project.read_definition(target) if project is not None else None
         if found is not None and isinstance(found[1], cst.ClassDef):
-            project.used.add(str(found[0].path))
             chain += _class_chain(found[1], found[0].names, depth + 1)
     return chain
 

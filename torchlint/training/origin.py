@@ -253,12 +253,10 @@ class OriginTracer:
                 else None
             target = self.names.imported(constructor) if constructor is not None else None
             built = True
-        found = project.definition(*target) if target is not None else None
+        found = project.read_definition(target, self._used)
         if found is None:
             return None
         module, definition = found
-        if self._used is not None:
-            self._used.add(str(module.path))
         if isinstance(definition, cst.ClassDef):
             if not built:
                 return None  # `ComputeLoss(model)` itself builds an object, not a loss

@@ -84,6 +84,19 @@ def fixed_token_count(loop: "TrainingLoop", targets: Optional[cst.BaseExpression
     return _Cuts(loop.names, loop.functions).fixed(targets, scope, at, True, 0)
 
 
+def same_every_micro_batch(loop: "TrainingLoop", node: cst.BaseExpression, at: int) -> bool:
+    """`node` (read at control-flow node `at`) has the same value on every micro-batch: a number, or names set
+    before the loop or never in the function (`args.lm_coef`), not a parameter of a function the loop calls.
+    False when unknown."""
+    if loop.names is None:
+        return False
+    if loop.iteration is None:
+        scope = _Scope(loop.flow, loop.flow.graph.owner)
+    else:
+        scope = _Scope(loop.flow, loop.flow.graph.owner, frozenset(loop.iteration.region.body), True)
+    return _Cuts(loop.names, loop.functions).invariant(node, scope, at, numbers=True)
+
+
 class _Cuts:
     def __init__(self, names: ModuleNames, functions: Optional["Functions"]) -> None:
         self.names = names
@@ -230,27 +243,36 @@ class _Cuts:
         class_name = dotted_name(built[0].func)
         return self.functions.method_of_class(class_name, func.attr.value) if class_name is not None else None
 
-    def invariant(self, node: cst.BaseExpression, scope: _Scope, at: int, depth: int = 0) -> bool:
+    def invariant(self, node: cst.BaseExpression, scope: _Scope, at: int, depth: int = 0,
+                  numbers: bool = False) -> bool:
         """`node` has the same value on every micro-batch: numbers, and names that keep theirs (set before the
-        loop, a module constant, an attribute the function does not assign; not a function's parameter)."""
+        loop, a module constant, an attribute the function does not assign; not a function's parameter).
+        `numbers`: any number (`0.5`, a coefficient), any arithmetic, and no attribute of a name the iteration
+        binds or of a parameter (`batch.n_tokens`: the micro-batch's own), rather than a length's terms."""
         if depth > _MAX_DEPTH:
             return False
         depth += 1
-        if int_value(node) is not None:
+        if int_value(node) is not None or (numbers and isinstance(node, cst.Float)):
             return True
-        if isinstance(node, cst.BinaryOperation) and isinstance(
-                node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)):
-            return self.invariant(node.left, scope, at, depth) and self.invariant(node.right, scope, at, depth)
+        operators = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide) + ((cst.Divide,) if numbers else ())
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, operators):
+            return self.invariant(node.left, scope, at, depth, numbers) \
+                and self.invariant(node.right, scope, at, depth, numbers)
         if isinstance(node, cst.Call) and dotted_name(node.func) == "int" and len(node.args) == 1:
-            return self.invariant(node.args[0].value, scope, at, depth)
+            return self.invariant(node.args[0].value, scope, at, depth, numbers)
         name = dotted_name(node)
         if name is None:
             return False
+        root = name.split(".", 1)[0]
+        if numbers and root not in (name, "self"):
+            for definition in scope.flow.reaching(at, root):
+                if definition.node in scope.region if scope.in_loop else definition.kind == "parameter":
+                    return False
         for definition in scope.flow.reaching(at, name):
             if scope.in_loop and definition.node not in scope.region:
                 continue  # set before the loop: the same on every micro-batch
             if definition.kind != "assign" or definition.unpacked or definition.value is None \
-                    or not self.invariant(definition.value, scope, definition.node, depth):
+                    or not self.invariant(definition.value, scope, definition.node, depth, numbers):
                 return False
         return True
 
