@@ -40,7 +40,7 @@ def train(hp, dataloader):
             loss = loss.mean() / hp.accum_grad  # expect: TL017
             loss.backward()
             forward_count += 1
-            if forward_count != hp.accum_grad:
+            if forward_count != hp.accum_grad:  # expect: TL010
                 continue
             forward_count = 0
             torch.nn.utils.clip_grad_norm_(model.parameters(), hp.grad_clip)
