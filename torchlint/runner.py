@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchlint.cache import Cache
+from torchlint.collector import collector_paused
 from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
     load_program, may_train, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
@@ -139,7 +140,8 @@ def lint_files(
             # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
             # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
             # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
-            screened = screen(program.text, shown)
+            with collector_paused():
+                screened = screen(program.text, shown)
             if not isinstance(screened, Screened):
                 diagnostics, problems = screened
                 if cache is not None and key is not None and not problems:
@@ -180,6 +182,11 @@ def _project_dependency(path: str, text: str) -> Tuple[Tuple[str, int, int], ...
 def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None) -> Optional[_Outcome]:
     """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`).
     `screened`: what `screen` already made of the job's text."""
+    with collector_paused():
+        return _analysed(job, parse_limit, screened)
+
+
+def _analysed(job: _Job, parse_limit: Optional[int], screened: Optional[Screened]) -> Optional[_Outcome]:
     from torchlint.engine import ParseDeferred, analyse
 
     _, shown, text, codes, _ = job
@@ -322,7 +329,8 @@ class _Relay:
                 if self._warm():
                     self.queue.put((position, shown, text, codes, None, None))
                     continue
-                screened = screen(text, shown)  # while the first worker imports
+                with collector_paused():
+                    screened = screen(text, shown)  # while the first worker imports
                 if not isinstance(screened, Screened):
                     unanswered.discard(position)
                     yield jobs[position], (*screened, ())

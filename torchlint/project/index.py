@@ -40,6 +40,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from torchlint.collector import collector_paused
 from torchlint.project.imports import Lookup, module_file
 
 # How many folders above a file its repository's root (`.git`) is looked for.
@@ -179,13 +180,14 @@ class FileSummary:
 
 def summarize(text: str) -> Optional[FileSummary]:
     """The summary of a file's text; None when CPython does not parse it."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return _Summarizer(tree).summary
+    with collector_paused():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return _Summarizer(tree).summary
 
 
 class _Summarizer:
