@@ -296,7 +296,7 @@ class _Relay:
 
         context = multiprocessing.get_context("fork")
         self.workers = workers
-        self.queue = context.Queue()  # (position, shown, text, codes, program, statement_lines); then None each
+        self.queue = context.Queue()  # (position, shown, text, codes, program, statement_lines, facts); None each
         self.pipes = [context.Pipe(duplex=False) for _ in range(workers)]
         self.first = context.Process(target=_relay_worker, args=(self.queue, self.pipes, 0), name="torchlint-0")
         self.first.start()
@@ -327,7 +327,7 @@ class _Relay:
             for position in sorted(range(len(jobs)), key=lambda p: -len(jobs[p][2])):
                 _, shown, text, codes, _ = jobs[position]
                 if self._warm():
-                    self.queue.put((position, shown, text, codes, None, None))
+                    self.queue.put((position, shown, text, codes, None, None, _index_facts(shown, text)))
                     continue
                 with collector_paused():
                     screened = screen(text, shown)  # while the first worker imports
@@ -339,7 +339,8 @@ class _Relay:
                     yield jobs[position], None  # analysed after the workers, in a process of its own
                 else:
                     program = "" if screened.program is text else screened.program
-                    self.queue.put((position, shown, text, codes, program, screened.statement_lines))
+                    self.queue.put((position, shown, text, codes, program, screened.statement_lines,
+                                    _index_facts(shown, text)))
             self._end()
             ended = True
             readers = [reader for reader, _ in self.pipes]
@@ -387,6 +388,18 @@ class _Relay:
             reader.close()
 
 
+def _index_facts(shown: str, text: str):
+    """What this process's index of the file's project says for the file (`torchlint.project.index.IndexFacts`),
+    for the worker that takes it: read here once, where the prefilter indexed the project already, rather than
+    again in every worker."""
+    from torchlint.project.index import facts_for
+
+    try:
+        return facts_for(shown, text)
+    except (OSError, RecursionError):
+        return None
+
+
 def _relay_worker(queue, pipes: list, me: int) -> None:
     import signal
 
@@ -414,9 +427,13 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
             item = queue.get()
             if item is None:
                 break
-            position, shown, text, codes, program, statement_lines = item
+            position, shown, text, codes, program, statement_lines, facts = item
             screened = None if program is None else Screened(text, program or text, statement_lines)
             try:
+                if facts is not None:
+                    from torchlint.project.index import adopt
+
+                    adopt(facts)
                 outcome = _analyse((position, shown, text, codes, None), BIG_FILE_CHARS, screened)
             except Exception:  # noqa: BLE001 - the main process analyses it again, and reports what it raises
                 continue

@@ -33,6 +33,7 @@ import functools
 import hashlib
 import itertools
 import os
+import pickle
 import re
 import stat
 import time
@@ -571,6 +572,7 @@ class ProjectIndex:
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
         self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
+        self._carriers_pickled: Optional[tuple] = None  # (carriers, pickled), made again when they change
         self._import_lines: Optional[Dict[str, FrozenSet[str]]] = None  # file -> the words of its import lines
         self._by_import: Optional[Dict[str, List[str]]] = None  # a word of import lines -> the files spelling it
         self._classes_by_method: Optional[Dict[str, FrozenSet[str]]] = None
@@ -604,7 +606,7 @@ class ProjectIndex:
                 else:
                     self._carriers.pop(path, None)
                 self._by_stem = self._functions = self._methods = self._classes_by_method = None
-                self._method_call = None
+                self._method_call = self._carriers_pickled = None
         if self._import_lines is not None:
             self._by_import = None
             self._import_lines.pop(path, None)
@@ -674,12 +676,12 @@ class ProjectIndex:
         if known is not None:
             return known
         found: Dict[str, Set[str]] = {}
-        classes = self._classes_called_in(text)
+        defined = top_level_functions(text)  # most files of a big project define none, or the index knows no class
+        classes = self._classes_called_in(text) if defined and self.carriers() else frozenset()
         stem = module_stem(path)
         candidates = ([path] + [other for other in self._importers().get(stem, ()) if other != path]) if classes else []
         spelling = [other for other in candidates if _spells_any(other, classes)]  # imports naming the file's module
-        defined = top_level_functions(text) if spelling else set()
-        if defined:
+        if spelling:
             for other in spelling:
                 if self._called(other).isdisjoint(defined):
                     continue  # it calls none of the file's functions
@@ -688,6 +690,15 @@ class ProjectIndex:
                     _collect_handoffs(summary, classes, defined, found)
         self._handoffs[key] = found
         return found
+
+    def facts_of(self, path: str, text: str) -> "IndexFacts":
+        """What a process forked before this one indexed the project needs of it to screen and analyse the file
+        `path` whose text is `text` (`adopt`): the carriers, and the file's hand-offs."""
+        path = os.path.abspath(path)
+        carriers = self.carriers()
+        if self._carriers_pickled is None or self._carriers_pickled[0] is not carriers:
+            self._carriers_pickled = (carriers, pickle.dumps(carriers, pickle.HIGHEST_PROTOCOL))
+        return IndexFacts(self.root, self._carriers_pickled[1], path, len(text), hash(text), self.handoffs(path, text))
 
     def _classes_called_in(self, text: str) -> FrozenSet[str]:
         """The carrier classes whose carrier method `text` may call on an object: every one with a `__call__`
@@ -848,6 +859,41 @@ def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: 
                 summary.values_of(call.scope, argument.name) if argument.name is not None else ())
             if any(carrier(value) for value in values):
                 into.setdefault(function, set()).add(where)
+
+
+@dataclass(frozen=True)
+class IndexFacts:
+    """What the index of a project says for one of its files (`ProjectIndex.facts_of`): the carriers of every file
+    of the project, and the file's hand-offs (`ProjectIndex.handoffs`), for its text of this length and hash.
+    Read in one process and adopted in the processes it hands files to (`adopt`), which then read no other file of
+    the project to screen the file: on a cold run over a big project, each worker used to read and index the
+    whole project again."""
+
+    root: str
+    carriers: bytes  # `ProjectIndex.carriers`, pickled once per index: the same bytes go with every file
+    path: str
+    length: int
+    text_hash: int  # `hash` of the text: the same in a process forked from the one that made it
+    handoffs: Dict[str, Set[str]]
+
+
+def facts_for(path: str, text: str) -> Optional[IndexFacts]:
+    """The index's facts for a file a worker will screen (`IndexFacts`); None where the file is no module of a
+    project whose loops could call into another file (`may_call_into_training` asks the same first)."""
+    if not path or path == "-" or not path.endswith(".py") or ("for" not in text and "while" not in text):
+        return None
+    return ProjectIndex.of(path).facts_of(path, text)
+
+
+def adopt(facts: IndexFacts) -> None:
+    """Take the facts another process read of a project (`IndexFacts`) as this process's own: its index of the
+    project then reads no file to know the carriers, or the file's hand-offs."""
+    index = ProjectIndex.of(facts.path)
+    if index.root != facts.root:
+        return
+    if index._carriers is None:
+        index._carriers = pickle.loads(facts.carriers)
+    index._handoffs.setdefault((facts.path, facts.length, facts.text_hash), facts.handoffs)
 
 
 # Root -> how many times its listing was declared stale (`file_changed(..., listed=True)`): part of the key.
