@@ -680,7 +680,8 @@ class ProjectIndex:
         classes = self._classes_called_in(text) if defined and self.carriers() else frozenset()
         stem = module_stem(path)
         candidates = ([path] + [other for other in self._importers().get(stem, ()) if other != path]) if classes else []
-        spelling = [other for other in candidates if _spells_any(other, classes)]  # imports naming the file's module
+        # the files importing the file's module that build an object of one of the classes
+        spelling = [other for other in candidates if _builds_any(other, classes)]
         if spelling:
             for other in spelling:
                 if self._called(other).isdisjoint(defined):
@@ -1031,10 +1032,35 @@ def top_level_functions(text: str) -> Set[str]:
     return found
 
 
-def _spells_any(path: str, names: FrozenSet[str]) -> bool:
-    """The file's text spells one of `names` as a whole word."""
+# What may stand between a callee and its `(` (blanks, line continuations, comments), or between an imported name
+# and the `as` that renames it.
+_THEN_CALLED = re.compile(r"(?:\s|\\|#[^\n]*)*\(")
+_THEN_RENAMED = re.compile(r"(?:\s|\\|#[^\n]*)+as\b")
+
+
+def _builds_any(path: str, classes: FrozenSet[str]) -> bool:
+    """Whether the file's text may build an object of one of `classes`: it spells a call of one of them by its
+    name (`NativeScaler(`, `misc.NativeScaler(`), not in its `class` statement, or imports one under another name
+    (`NativeScaler as Scaler`). What a hand-off passes is such a call's value (`_collect_handoffs`), so a file that
+    spells neither hands none; by string searches, as `spells_word` (a cheap superset: a string or a comment
+    counts)."""
     text = read_text(path)
-    return text is not None and any(name in text and spells_word(text, name) for name in names)
+    if text is None:
+        return False
+    for name in classes:
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            before = text[at - 1] if at else " "
+            if not (before.isalnum() or before == "_" or (end < len(text) and (text[end].isalnum() or text[end] == "_"))):
+                if _THEN_CALLED.match(text, end) is not None:
+                    line_start = text.rfind("\n", 0, at) + 1
+                    if text[line_start:at].strip() != "class":
+                        return True
+                elif _THEN_RENAMED.match(text, end) is not None:
+                    return True
+            at = text.find(name, at + 1)
+    return False
 
 
 def spells_word(text: str, word: str) -> bool:
