@@ -996,7 +996,8 @@ def may_call_into_training(text: str, path: str) -> bool:
     another file of the project (`entry_words`). A cheap superset, from texts alone; the analysis decides."""
     if not path or path == "-" or not path.endswith(".py") or ("for" not in text and "while" not in text):
         return False
-    return bool(entry_words(text, os.path.abspath(path), ProjectIndex.of(path)))
+    index = ProjectIndex.of(path)
+    return bool(_carrier_words(text, index)) or bool(index.handoffs(os.path.abspath(path), text))
 
 
 def import_words(text: str) -> FrozenSet[str]:
@@ -1081,14 +1082,20 @@ def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
     """The words of `text` through which a loop may call into a carrier of the project: the carriers' names it
     spells, of the files its import lines name (`from util.misc import NativeScalerWithGradNormCount`), and
     the names of its functions that another file hands a carrier object (`def train_one_epoch(`)."""
+    if not index.carriers_by_stem():
+        return frozenset()
+    return frozenset(_carrier_words(text, index) | set(index.handoffs(path, text)))
+
+
+def _carrier_words(text: str, index: ProjectIndex) -> Set[str]:
+    """The carriers' names `text` spells, of the files its import lines name (see `entry_words`)."""
     by_stem = index.carriers_by_stem()
     if not by_stem:
-        return frozenset()
-    imported = import_words(text)
+        return set()
     found: Set[str] = set()
-    for stem in imported & by_stem.keys():
+    for stem in import_words(text) & by_stem.keys():
         found |= {name for name in by_stem[stem] if spells_word(text, name)}
-    return frozenset(found | set(index.handoffs(path, text)))
+    return found
 
 
 def entry_names(tree: ast.Module, text: str, path: str, words: FrozenSet[str], index: ProjectIndex) -> Set[str]:
