@@ -23,7 +23,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from torchlint.cache import Cache
 from torchlint.collector import collector_paused
@@ -179,14 +179,23 @@ def _project_dependency(path: str, text: str) -> Tuple[Tuple[str, int, int], ...
     return ((project_root(path).rstrip(os.sep) + os.sep, -1, 0),)
 
 
-def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None) -> Optional[_Outcome]:
-    """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`).
+@dataclass(frozen=True)
+class _Deferred:
+    """A job whose parse is over the worker's limit (`BIG_FILE_CHARS`), with what `screen` made of its text: the
+    process of its own that analyses it does not screen it again."""
+
+    screened: Screened
+
+
+def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None
+             ) -> Union[_Outcome, _Deferred]:
+    """The job's outcome; `_Deferred` when its text is over `parse_limit` and needs LibCST (see `lint_source`).
     `screened`: what `screen` already made of the job's text."""
     with collector_paused():
         return _analysed(job, parse_limit, screened)
 
 
-def _analysed(job: _Job, parse_limit: Optional[int], screened: Optional[Screened]) -> Optional[_Outcome]:
+def _analysed(job: _Job, parse_limit: Optional[int], screened: Optional[Screened]) -> Union[_Outcome, _Deferred]:
     from torchlint.engine import ParseDeferred, analyse
 
     _, shown, text, codes, _ = job
@@ -200,7 +209,7 @@ def _analysed(job: _Job, parse_limit: Optional[int], screened: Optional[Screened
         diagnostics, problems = analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit,
                                         dependencies=used)
     except ParseDeferred:
-        return None
+        return _Deferred(screened)
     return diagnostics, problems, file_stamps(used)
 
 
@@ -223,28 +232,29 @@ def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = N
                 yield job, _analyse(job)
             return
         outcomes = _on_pool(small, workers)
-    deferred: List[_Job] = []
+    deferred: List[Tuple[_Job, Optional[Screened]]] = []
     for job, outcome in outcomes:
-        if outcome is None:
-            deferred.append(job)
+        if isinstance(outcome, _Deferred):
+            deferred.append((job, outcome.screened))
         else:
             yield job, outcome
     if deferred or huge:
         importlib.import_module("torchlint.rules")  # imported once here, inherited by each process forked below
-    for job in deferred + huge:
-        yield job, _in_own_process(job)
+    for job, screened in deferred + [(job, None) for job in huge]:
+        yield job, _in_own_process(job, screened)
 
 
-def _in_own_process(job: _Job) -> _Outcome:
-    """Analyse one big file in a process of its own: its memory goes back to the system when it ends."""
+def _in_own_process(job: _Job, screened: Optional[Screened] = None) -> _Outcome:
+    """Analyse one big file in a process of its own: its memory goes back to the system when it ends.
+    `screened`: what `screen` already made of its text."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
-            return pool.submit(_analyse, job).result()
+            return pool.submit(_analyse, job, None, screened).result()
     except BrokenProcessPool:
-        return _analyse(job)
+        return _analyse(job, None, screened)
 
 
 def _context():
@@ -336,7 +346,7 @@ class _Relay:
                     yield jobs[position], (*screened, ())
                 elif screened.parse_size > BIG_FILE_CHARS:
                     unanswered.discard(position)
-                    yield jobs[position], None  # analysed after the workers, in a process of its own
+                    yield jobs[position], _Deferred(screened)  # analysed after the workers, in a process of its own
                 else:
                     program = "" if screened.program is text else screened.program
                     self.queue.put((position, shown, text, codes, program, screened.statement_lines,
