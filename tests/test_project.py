@@ -280,6 +280,48 @@ def test_the_prefilter_lets_through_a_loop_that_calls_a_handed_in_objects_method
     assert not may_train(alone.read_text(), str(alone))
 
 
+@pytest.mark.parametrize("spelling", [
+    ("from util.updater import GradUpdater\n", "GradUpdater(optimizer)"),
+    ("from util.updater import GradUpdater as Updater\n", "Updater(optimizer)"),
+    ("from util import updater as upd\n", "(upd.GradUpdater  # the one with the scaler\n        (optimizer))"),
+    ("import util.updater\n", "util.updater.GradUpdater \\\n        (optimizer)"),
+    ("from util.updater import (\n    GradUpdater  # the one with the scaler\n    as Updater,\n)\n",
+     "Updater(optimizer)"),
+])
+def test_a_handed_in_object_is_found_however_its_class_is_called(tmp_path, spelling):
+    """The files that may hand `train_one_epoch` an updater are read only when their text may build one: every
+    spelling of a call of the class, or of its import under another name, counts."""
+    from torchlint.engine import may_train
+
+    imported, built = spelling
+    project = tmp_path / "project"
+    shutil.copytree(UPDATER_BUG, project)
+    (project / ".git").mkdir()
+    main = project / "main.py"
+    main.write_text(main.read_text().replace("from util.updater import GradUpdater\n", imported)
+                    .replace("GradUpdater(optimizer)", built))
+    engine = project / "engine.py"
+    assert may_train(engine.read_text(), str(engine))
+    module, method = _handed(project, "updater", "backward_step")
+    assert method.name.value == "backward_step"
+
+
+def test_a_file_that_only_names_the_class_hands_nothing(tmp_path):
+    """main.py names `GradUpdater` in a class statement, a comment and a string, but builds another object: no
+    file hands `train_one_epoch` an object whose method backpropagates."""
+    from torchlint.engine import may_train
+
+    project = tmp_path / "project"
+    shutil.copytree(UPDATER_BUG, project)
+    (project / ".git").mkdir()
+    main = project / "main.py"
+    main.write_text(main.read_text().replace("from util.updater import GradUpdater\n", "")
+                    .replace("GradUpdater(optimizer)", "Plain(optimizer)  # not GradUpdater(optimizer)")
+                    + '\n\nclass GradUpdater(object):\n    """unlike GradUpdater"""\n\n\nPlain = GradUpdater\n')
+    engine = project / "engine.py"
+    assert not may_train(engine.read_text(), str(engine))
+
+
 def test_a_caller_is_found_through_every_spelling_of_its_import(tmp_path):
     from torchlint.project.index import ProjectIndex
 

@@ -104,7 +104,8 @@ def test_a_file_with_over_200_kb_of_code_to_parse_is_analysed_alone_after_the_wo
     work = jobs() + [big_job(len(jobs()))]
     assert engine.screen(work[-1][2], "big.py").parse_size > runner.BIG_FILE_CHARS
     relayed_outcomes = {job[1]: outcome for job, outcome in runner._Relay(2).analyse(work)}
-    assert relayed_outcomes["big.py"] is None  # handed back
+    handed_back = relayed_outcomes["big.py"]  # with what screening it made: its own process does not screen it again
+    assert isinstance(handed_back, runner._Deferred) and handed_back.screened.parse_size > runner.BIG_FILE_CHARS
     everything = {job[1]: outcome for job, outcome in runner._analyse_all(work, 2, runner._Relay(2))}
     assert everything == {job[1]: runner._analyse(job) for job in work}
     assert everything["big.py"][0]  # its findings

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint import env_flag
+from torchlint.collector import collector_paused
 from torchlint.model import ERROR, Diagnostic
 from torchlint.text import split_lines
 
@@ -155,10 +156,11 @@ def lint_source(text: str, path: str, rules: Sequence[Type], parser: Optional["I
     what needs no parse is still answered.
     `dependencies`, if given, receives the other files of the project the findings rest on (see `analyse`).
     """
-    screened = screen(text, path, parser)
-    if not isinstance(screened, Screened):
-        return screened
-    return analyse(screened, path, rules, parser, parse_limit, dependencies)
+    with collector_paused():
+        screened = screen(text, path, parser)
+        if not isinstance(screened, Screened):
+            return screened
+        return analyse(screened, path, rules, parser, parse_limit, dependencies)
 
 
 @dataclass(frozen=True)

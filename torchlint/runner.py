@@ -23,9 +23,10 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from torchlint.cache import Cache
+from torchlint.collector import collector_paused
 from torchlint.engine import LintResult, Problem, Screened, UnreadableFile, checks_syntax, \
     load_program, may_train, prefiltering, read_source, screen, skipped_unparsed
 from torchlint.model import Diagnostic
@@ -139,7 +140,8 @@ def lint_files(
             # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
             # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
             # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
-            screened = screen(program.text, shown)
+            with collector_paused():
+                screened = screen(program.text, shown)
             if not isinstance(screened, Screened):
                 diagnostics, problems = screened
                 if cache is not None and key is not None and not problems:
@@ -177,9 +179,23 @@ def _project_dependency(path: str, text: str) -> Tuple[Tuple[str, int, int], ...
     return ((project_root(path).rstrip(os.sep) + os.sep, -1, 0),)
 
 
-def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None) -> Optional[_Outcome]:
-    """The job's outcome; None when its text is over `parse_limit` and needs LibCST (see `lint_source`).
+@dataclass(frozen=True)
+class _Deferred:
+    """A job whose parse is over the worker's limit (`BIG_FILE_CHARS`), with what `screen` made of its text: the
+    process of its own that analyses it does not screen it again."""
+
+    screened: Screened
+
+
+def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Screened] = None
+             ) -> Union[_Outcome, _Deferred]:
+    """The job's outcome; `_Deferred` when its text is over `parse_limit` and needs LibCST (see `lint_source`).
     `screened`: what `screen` already made of the job's text."""
+    with collector_paused():
+        return _analysed(job, parse_limit, screened)
+
+
+def _analysed(job: _Job, parse_limit: Optional[int], screened: Optional[Screened]) -> Union[_Outcome, _Deferred]:
     from torchlint.engine import ParseDeferred, analyse
 
     _, shown, text, codes, _ = job
@@ -193,7 +209,7 @@ def _analyse(job: _Job, parse_limit: Optional[int] = None, screened: Optional[Sc
         diagnostics, problems = analyse(screened, shown, rules_by_codes(codes), parse_limit=parse_limit,
                                         dependencies=used)
     except ParseDeferred:
-        return None
+        return _Deferred(screened)
     return diagnostics, problems, file_stamps(used)
 
 
@@ -216,28 +232,29 @@ def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = N
                 yield job, _analyse(job)
             return
         outcomes = _on_pool(small, workers)
-    deferred: List[_Job] = []
+    deferred: List[Tuple[_Job, Optional[Screened]]] = []
     for job, outcome in outcomes:
-        if outcome is None:
-            deferred.append(job)
+        if isinstance(outcome, _Deferred):
+            deferred.append((job, outcome.screened))
         else:
             yield job, outcome
     if deferred or huge:
         importlib.import_module("torchlint.rules")  # imported once here, inherited by each process forked below
-    for job in deferred + huge:
-        yield job, _in_own_process(job)
+    for job, screened in deferred + [(job, None) for job in huge]:
+        yield job, _in_own_process(job, screened)
 
 
-def _in_own_process(job: _Job) -> _Outcome:
-    """Analyse one big file in a process of its own: its memory goes back to the system when it ends."""
+def _in_own_process(job: _Job, screened: Optional[Screened] = None) -> _Outcome:
+    """Analyse one big file in a process of its own: its memory goes back to the system when it ends.
+    `screened`: what `screen` already made of its text."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
-            return pool.submit(_analyse, job).result()
+            return pool.submit(_analyse, job, None, screened).result()
     except BrokenProcessPool:
-        return _analyse(job)
+        return _analyse(job, None, screened)
 
 
 def _context():
@@ -289,7 +306,7 @@ class _Relay:
 
         context = multiprocessing.get_context("fork")
         self.workers = workers
-        self.queue = context.Queue()  # (position, shown, text, codes, program, statement_lines); then None each
+        self.queue = context.Queue()  # (position, shown, text, codes, program, statement_lines, facts); None each
         self.pipes = [context.Pipe(duplex=False) for _ in range(workers)]
         self.first = context.Process(target=_relay_worker, args=(self.queue, self.pipes, 0), name="torchlint-0")
         self.first.start()
@@ -320,18 +337,20 @@ class _Relay:
             for position in sorted(range(len(jobs)), key=lambda p: -len(jobs[p][2])):
                 _, shown, text, codes, _ = jobs[position]
                 if self._warm():
-                    self.queue.put((position, shown, text, codes, None, None))
+                    self.queue.put((position, shown, text, codes, None, None, _index_facts(shown, text)))
                     continue
-                screened = screen(text, shown)  # while the first worker imports
+                with collector_paused():
+                    screened = screen(text, shown)  # while the first worker imports
                 if not isinstance(screened, Screened):
                     unanswered.discard(position)
                     yield jobs[position], (*screened, ())
                 elif screened.parse_size > BIG_FILE_CHARS:
                     unanswered.discard(position)
-                    yield jobs[position], None  # analysed after the workers, in a process of its own
+                    yield jobs[position], _Deferred(screened)  # analysed after the workers, in a process of its own
                 else:
                     program = "" if screened.program is text else screened.program
-                    self.queue.put((position, shown, text, codes, program, screened.statement_lines))
+                    self.queue.put((position, shown, text, codes, program, screened.statement_lines,
+                                    _index_facts(shown, text)))
             self._end()
             ended = True
             readers = [reader for reader, _ in self.pipes]
@@ -379,6 +398,18 @@ class _Relay:
             reader.close()
 
 
+def _index_facts(shown: str, text: str):
+    """What this process's index of the file's project says for the file (`torchlint.project.index.IndexFacts`),
+    for the worker that takes it: read here once, where the prefilter indexed the project already, rather than
+    again in every worker."""
+    from torchlint.project.index import facts_for
+
+    try:
+        return facts_for(shown, text)
+    except (OSError, RecursionError):
+        return None
+
+
 def _relay_worker(queue, pipes: list, me: int) -> None:
     import signal
 
@@ -406,9 +437,13 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
             item = queue.get()
             if item is None:
                 break
-            position, shown, text, codes, program, statement_lines = item
+            position, shown, text, codes, program, statement_lines, facts = item
             screened = None if program is None else Screened(text, program or text, statement_lines)
             try:
+                if facts is not None:
+                    from torchlint.project.index import adopt
+
+                    adopt(facts)
                 outcome = _analyse((position, shown, text, codes, None), BIG_FILE_CHARS, screened)
             except Exception:  # noqa: BLE001 - the main process analyses it again, and reports what it raises
                 continue

@@ -51,6 +51,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections import deque
 from typing import Iterable, List, Optional, Set, Tuple
 
 from torchlint.text import split_lines
@@ -133,7 +134,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
               | {id(statement) for statement in used})
     # a factory that a kept binding calls (`self.model = build_ddp(model)` in `__init__`) and that returns a
     # wrapped module: training.wrapping reads its returns
-    factories = [statement for statement in ast.walk(tree) if isinstance(statement, _FUNCTIONS)
+    factories = [statement for statement in _statements(tree) if isinstance(statement, _FUNCTIONS)
                  and statement.name in known and id(statement) not in whole and _returns_wrapped(statement)]
     if factories:
         whole.update(id(function) for function in factories)
@@ -236,10 +237,29 @@ def _callee_last_part(func: ast.expr) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
+def _statements(tree: ast.Module) -> List[ast.AST]:
+    """Every statement of the tree (and each `except` handler and `case`), in the order `ast.walk` meets them:
+    breadth first, a handler's body one level below the handler. A `def` or a `class` never sits in an
+    expression, so no expression is walked (a tenth of the nodes)."""
+    found: List[ast.AST] = []
+    queue = deque(tree.body)
+    while queue:
+        node = queue.popleft()
+        found.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], _BLOCK_PARTS):
+                queue.extend(value)
+    return found
+
+
+_BLOCK_PARTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _classes_holding(tree: ast.Module, functions: List[ast.stmt]) -> List[ast.ClassDef]:
     """The classes of the file (and their bases of the file, by name) that have one of `functions` as a method."""
     ids = {id(function) for function in functions}
-    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    classes = [node for node in _statements(tree) if isinstance(node, ast.ClassDef)]
     found = [class_def for class_def in classes if any(id(statement) in ids for statement in class_def.body)]
     by_name = {class_def.name: class_def for class_def in classes}
     pending = list(found)

@@ -33,6 +33,7 @@ import functools
 import hashlib
 import itertools
 import os
+import pickle
 import re
 import stat
 import time
@@ -40,6 +41,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from torchlint.collector import collector_paused
 from torchlint.project.imports import Lookup, module_file
 
 # How many folders above a file its repository's root (`.git`) is looked for.
@@ -179,13 +181,14 @@ class FileSummary:
 
 def summarize(text: str) -> Optional[FileSummary]:
     """The summary of a file's text; None when CPython does not parse it."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return _Summarizer(tree).summary
+    with collector_paused():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        return _Summarizer(tree).summary
 
 
 class _Summarizer:
@@ -569,6 +572,7 @@ class ProjectIndex:
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
         self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
+        self._carriers_pickled: Optional[tuple] = None  # (carriers, pickled), made again when they change
         self._import_lines: Optional[Dict[str, FrozenSet[str]]] = None  # file -> the words of its import lines
         self._by_import: Optional[Dict[str, List[str]]] = None  # a word of import lines -> the files spelling it
         self._classes_by_method: Optional[Dict[str, FrozenSet[str]]] = None
@@ -602,7 +606,7 @@ class ProjectIndex:
                 else:
                     self._carriers.pop(path, None)
                 self._by_stem = self._functions = self._methods = self._classes_by_method = None
-                self._method_call = None
+                self._method_call = self._carriers_pickled = None
         if self._import_lines is not None:
             self._by_import = None
             self._import_lines.pop(path, None)
@@ -672,12 +676,13 @@ class ProjectIndex:
         if known is not None:
             return known
         found: Dict[str, Set[str]] = {}
-        classes = self._classes_called_in(text)
+        defined = top_level_functions(text)  # most files of a big project define none, or the index knows no class
+        classes = self._classes_called_in(text) if defined and self.carriers() else frozenset()
         stem = module_stem(path)
         candidates = ([path] + [other for other in self._importers().get(stem, ()) if other != path]) if classes else []
-        spelling = [other for other in candidates if _spells_any(other, classes)]  # imports naming the file's module
-        defined = top_level_functions(text) if spelling else set()
-        if defined:
+        # the files importing the file's module that build an object of one of the classes
+        spelling = [other for other in candidates if _builds_any(other, classes)]
+        if spelling:
             for other in spelling:
                 if self._called(other).isdisjoint(defined):
                     continue  # it calls none of the file's functions
@@ -686,6 +691,15 @@ class ProjectIndex:
                     _collect_handoffs(summary, classes, defined, found)
         self._handoffs[key] = found
         return found
+
+    def facts_of(self, path: str, text: str) -> "IndexFacts":
+        """What a process forked before this one indexed the project needs of it to screen and analyse the file
+        `path` whose text is `text` (`adopt`): the carriers, and the file's hand-offs."""
+        path = os.path.abspath(path)
+        carriers = self.carriers()
+        if self._carriers_pickled is None or self._carriers_pickled[0] is not carriers:
+            self._carriers_pickled = (carriers, pickle.dumps(carriers, pickle.HIGHEST_PROTOCOL))
+        return IndexFacts(self.root, self._carriers_pickled[1], path, len(text), hash(text), self.handoffs(path, text))
 
     def _classes_called_in(self, text: str) -> FrozenSet[str]:
         """The carrier classes whose carrier method `text` may call on an object: every one with a `__call__`
@@ -848,6 +862,41 @@ def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: 
                 into.setdefault(function, set()).add(where)
 
 
+@dataclass(frozen=True)
+class IndexFacts:
+    """What the index of a project says for one of its files (`ProjectIndex.facts_of`): the carriers of every file
+    of the project, and the file's hand-offs (`ProjectIndex.handoffs`), for its text of this length and hash.
+    Read in one process and adopted in the processes it hands files to (`adopt`), which then read no other file of
+    the project to screen the file: on a cold run over a big project, each worker used to read and index the
+    whole project again."""
+
+    root: str
+    carriers: bytes  # `ProjectIndex.carriers`, pickled once per index: the same bytes go with every file
+    path: str
+    length: int
+    text_hash: int  # `hash` of the text: the same in a process forked from the one that made it
+    handoffs: Dict[str, Set[str]]
+
+
+def facts_for(path: str, text: str) -> Optional[IndexFacts]:
+    """The index's facts for a file a worker will screen (`IndexFacts`); None where the file is no module of a
+    project whose loops could call into another file (`may_call_into_training` asks the same first)."""
+    if not path or path == "-" or not path.endswith(".py") or ("for" not in text and "while" not in text):
+        return None
+    return ProjectIndex.of(path).facts_of(path, text)
+
+
+def adopt(facts: IndexFacts) -> None:
+    """Take the facts another process read of a project (`IndexFacts`) as this process's own: its index of the
+    project then reads no file to know the carriers, or the file's hand-offs."""
+    index = ProjectIndex.of(facts.path)
+    if index.root != facts.root:
+        return
+    if index._carriers is None:
+        index._carriers = pickle.loads(facts.carriers)
+    index._handoffs.setdefault((facts.path, facts.length, facts.text_hash), facts.handoffs)
+
+
 # Root -> how many times its listing was declared stale (`file_changed(..., listed=True)`): part of the key.
 _relistings: Dict[str, int] = {}
 # Root -> the index last made for it: the one `file_changed` brings up to date.
@@ -947,7 +996,8 @@ def may_call_into_training(text: str, path: str) -> bool:
     another file of the project (`entry_words`). A cheap superset, from texts alone; the analysis decides."""
     if not path or path == "-" or not path.endswith(".py") or ("for" not in text and "while" not in text):
         return False
-    return bool(entry_words(text, os.path.abspath(path), ProjectIndex.of(path)))
+    index = ProjectIndex.of(path)
+    return bool(_carrier_words(text, index)) or bool(index.handoffs(os.path.abspath(path), text))
 
 
 def import_words(text: str) -> FrozenSet[str]:
@@ -983,10 +1033,35 @@ def top_level_functions(text: str) -> Set[str]:
     return found
 
 
-def _spells_any(path: str, names: FrozenSet[str]) -> bool:
-    """The file's text spells one of `names` as a whole word."""
+# What may stand between a callee and its `(` (blanks, line continuations, comments), or between an imported name
+# and the `as` that renames it.
+_THEN_CALLED = re.compile(r"(?:\s|\\|#[^\n]*)*\(")
+_THEN_RENAMED = re.compile(r"(?:\s|\\|#[^\n]*)+as\b")
+
+
+def _builds_any(path: str, classes: FrozenSet[str]) -> bool:
+    """Whether the file's text may build an object of one of `classes`: it spells a call of one of them by its
+    name (`NativeScaler(`, `misc.NativeScaler(`), not in its `class` statement, or imports one under another name
+    (`NativeScaler as Scaler`). What a hand-off passes is such a call's value (`_collect_handoffs`), so a file that
+    spells neither hands none; by string searches, as `spells_word` (a cheap superset: a string or a comment
+    counts)."""
     text = read_text(path)
-    return text is not None and any(name in text and spells_word(text, name) for name in names)
+    if text is None:
+        return False
+    for name in classes:
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            before = text[at - 1] if at else " "
+            if not (before.isalnum() or before == "_" or (end < len(text) and (text[end].isalnum() or text[end] == "_"))):
+                if _THEN_CALLED.match(text, end) is not None:
+                    line_start = text.rfind("\n", 0, at) + 1
+                    if text[line_start:at].strip() != "class":
+                        return True
+                elif _THEN_RENAMED.match(text, end) is not None:
+                    return True
+            at = text.find(name, at + 1)
+    return False
 
 
 def spells_word(text: str, word: str) -> bool:
@@ -1007,14 +1082,20 @@ def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
     """The words of `text` through which a loop may call into a carrier of the project: the carriers' names it
     spells, of the files its import lines name (`from util.misc import NativeScalerWithGradNormCount`), and
     the names of its functions that another file hands a carrier object (`def train_one_epoch(`)."""
+    if not index.carriers_by_stem():
+        return frozenset()
+    return frozenset(_carrier_words(text, index) | set(index.handoffs(path, text)))
+
+
+def _carrier_words(text: str, index: ProjectIndex) -> Set[str]:
+    """The carriers' names `text` spells, of the files its import lines name (see `entry_words`)."""
     by_stem = index.carriers_by_stem()
     if not by_stem:
-        return frozenset()
-    imported = import_words(text)
+        return set()
     found: Set[str] = set()
-    for stem in imported & by_stem.keys():
+    for stem in import_words(text) & by_stem.keys():
         found |= {name for name in by_stem[stem] if spells_word(text, name)}
-    return frozenset(found | set(index.handoffs(path, text)))
+    return found
 
 
 def entry_names(tree: ast.Module, text: str, path: str, words: FrozenSet[str], index: ProjectIndex) -> Set[str]:
