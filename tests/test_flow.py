@@ -696,3 +696,61 @@ def test_a_loop_target_is_read_only_where_the_body_reads_it(body, expected):
     graph, flow, iteration, _ = _analyse(body)
     bind = next(d for index in iteration.region.body for d in graph.nodes[index].definitions if d.kind == "target")
     assert iteration.read_later((bind.node, 0), bind.name) is expected
+
+
+NAME_ONLY_ANOTHER_FUNCTION_BINDS = '''
+import torch
+
+
+class Trainer:
+    def __init__(self, fp16):
+        if fp16:
+            from apex import amp
+            amp.register_float_function(torch, "sigmoid")
+
+    def train(self, loader, opt, fp16):
+        for x in loader:
+            loss = x.sum()
+            if fp16:
+                with amp.scale_loss(loss, opt) as scaled:
+                    scaled.backward()
+                opt.step()
+            else:
+                loss.backward()
+            opt.zero_grad()
+'''
+
+
+@pytest.mark.parametrize("module_binds, raising", [(False, True), (True, False)])
+def test_a_name_only_another_function_binds_raises_name_error_where_it_is_read(module_binds, raising):
+    """`amp` is a local of `__init__`: `train` reading it raises NameError, so the `with` leaves the function
+    and what follows it in that branch never runs. Bound at the top of the module, it is an ordinary read."""
+    from torchlint.flow.scopes import bound_only_in_functions
+
+    source = NAME_ONLY_ANOTHER_FUNCTION_BINDS.replace("import torch\n", "import torch\nfrom apex import amp\n") \
+        if module_binds else NAME_ONLY_ANOTHER_FUNCTION_BINDS
+    module = cst.parse_module(source)
+    train = module.body[-1].body.body[1]
+    graph = ControlFlowGraph(train, None, True, bound_only_in_functions(source))
+    with_node = next(n for n in graph.nodes if isinstance(n.syntax, cst.With))
+    step = next(n for n in graph.nodes if isinstance(n.syntax, cst.Expr) and "opt.step" in module.code_for_node(n.syntax))
+    assert (with_node.index in graph.raising) is raising
+    assert (not step.pred) is raising  # after the raise, the branch's step is never reached
+
+
+@pytest.mark.parametrize("spelling", ["from apex import *", "globals()['amp'] = None", "exec('import amp')"])
+def test_a_module_that_may_bind_names_it_does_not_spell_claims_no_name_error(spelling):
+    from torchlint.flow.scopes import bound_only_in_functions
+
+    assert "amp" in bound_only_in_functions(NAME_ONLY_ANOTHER_FUNCTION_BINDS)
+    assert bound_only_in_functions(NAME_ONLY_ANOTHER_FUNCTION_BINDS + spelling + "\n") == frozenset()
+
+
+def test_a_local_a_nested_function_may_read_is_not_claimed_unbound():
+    from torchlint.flow.scopes import bound_only_in_functions
+
+    nested = "def outer():\n    from apex import amp\n    def inner():\n        return amp\n    return inner\n"
+    assert "amp" not in bound_only_in_functions(nested)
+    assert "amp" in bound_only_in_functions(nested.replace("    def inner():\n        return amp\n", ""))
+    # a parameter or an assignment elsewhere is no import meant for the module: a snippet's free names stay reads
+    assert bound_only_in_functions("def f(amp):\n    return amp\n\ndef g():\n    return amp\n") == frozenset()

@@ -148,10 +148,15 @@ class LoopRegion:
 
 
 class ControlFlowGraph:
-    def __init__(self, owner: Owner, effects: Optional[Effects] = None, walrus: bool = True) -> None:
-        """`walrus=False` when the source has no `:=`: expressions are then not searched for one."""
+    def __init__(self, owner: Owner, effects: Optional[Effects] = None, walrus: bool = True,
+                 unbound: FrozenSet[str] = frozenset()) -> None:
+        """`walrus=False` when the source has no `:=`: expressions are then not searched for one. `unbound`: names
+        the module imports only as other functions' locals (`scopes.bound_only_in_functions`); a statement of
+        this function (not of a module's top level) that reads one, and does not bind it itself, raises NameError."""
         self.owner = owner
         builder = _Builder(effects, walrus)
+        if unbound and isinstance(owner, cst.FunctionDef):
+            builder.unbound = unbound - scopes.names_bound_in(owner)
         self.nodes: List[Node] = builder.nodes
         self.entry = builder.new(ENTRY, owner, []).index
         for name in _parameters(owner):
@@ -214,6 +219,7 @@ class _Builder:
         self.raises: List[int] = []  # raising nodes no handler of the function catches
         self.handled: List[List[int]] = []  # per open `try` with handlers: the raising nodes of its body
         self.jumps: List[Tuple[List[int], List[int]]] = []  # per open loop: (continue sources, break sources)
+        self.unbound: FrozenSet[str] = frozenset()  # names that raise NameError when read here
 
     # --- nodes and edges ------------------------------------------------------------
 
@@ -259,12 +265,25 @@ class _Builder:
     def statement(self, statement: cst.CSTNode, preds: List[int], scope: _Scope) -> List[int]:
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in statement.body:
+                if self.unbound and self._reads_unbound((small,)):
+                    return self._raising(small, statement, preds, scope)
                 preds = self.small(small, statement, preds, scope)
             return preds
+        if self.unbound and self._reads_unbound(_header(statement)):
+            return self._raising(statement, None, preds, scope)
         handler = getattr(self, "_" + type(statement).__name__, None)
         if handler is not None:
             return handler(statement, preds, scope)
         return preds
+
+    def _reads_unbound(self, expressions: Sequence[cst.CSTNode]) -> bool:
+        return any(scopes.reads_any(expression, self.unbound) for expression in expressions)
+
+    def _raising(self, syntax: cst.CSTNode, line: Optional[cst.CSTNode], preds: List[int], scope: _Scope) -> List[int]:
+        """A statement that raises before it does anything (NameError): it leaves as a `raise` does."""
+        node = self.new(STATEMENT, syntax, preds, scope, (), line)
+        (self.handled[-1] if self.handled else self.raises).append(node.index)
+        return []
 
     def small(self, small: cst.BaseSmallStatement, line: cst.CSTNode, preds: List[int], scope: _Scope) -> List[int]:
         node = self.new(STATEMENT, small, preds, scope, (small,), line)
@@ -471,6 +490,16 @@ def _walrus(expression: cst.CSTNode) -> List[Tuple[str, cst.BaseExpression]]:
 
 # Calls that end the process: an exceptional exit like `raise` (`SystemExit`, or no return at all).
 _PROCESS_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def _header(statement: cst.CSTNode) -> Tuple[cst.CSTNode, ...]:
+    """What a compound statement evaluates before its body: an `if`'s test, a `with`'s items (a loop's header is
+    left alone: the loop stays a loop of the graph)."""
+    if isinstance(statement, cst.If):
+        return (statement.test,)
+    if isinstance(statement, cst.With):
+        return tuple(item.item for item in statement.items)
+    return ()
 
 
 def _exits_process(small: cst.BaseSmallStatement) -> bool:

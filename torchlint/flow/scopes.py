@@ -14,6 +14,9 @@ a comprehension is never taken for the function's name of the same spelling.
 
 from __future__ import annotations
 
+import builtins
+import re
+import symtable
 from typing import Callable, FrozenSet, List, Optional, Sequence, Union
 
 import libcst as cst
@@ -66,6 +69,30 @@ def free_names(expression: cst.CSTNode, lambdas: bool = False) -> List[str]:
 def reads(expression: cst.CSTNode, name: str) -> bool:
     """`expression` reads `name` (or an attribute of it) of the enclosing scope, outside lambdas."""
     return any(read == name or read.startswith(name + ".") for read in free_names(expression))
+
+
+def reads_any(expression: cst.CSTNode, names: FrozenSet[str]) -> bool:
+    """`expression` reads one of `names` from the enclosing scope as it runs: not a keyword argument's name or an
+    attribute's, nor a name a comprehension or lambda binds, nor inside a lambda's body."""
+    hit: List[cst.Name] = []
+
+    def visit(node: cst.CSTNode, bound: FrozenSet[str]) -> bool:
+        if hit:
+            return False
+        if isinstance(node, cst.Arg):
+            _walk(node.value, bound, visit, lambda_bodies=False)
+            return False
+        if isinstance(node, cst.Attribute):
+            _walk(node.value, bound, visit, lambda_bodies=False)
+            return False
+        if isinstance(node, cst.Name):
+            if node.value in names and node.value not in bound:
+                hit.append(node)
+            return False
+        return True
+
+    _walk(expression, frozenset(), visit, lambda_bodies=False)
+    return bool(hit)
 
 
 def comprehension_targets(node: Comprehension) -> FrozenSet[str]:
@@ -123,3 +150,78 @@ def _target_names(target: cst.BaseExpression) -> List[str]:
     if isinstance(target, cst.StarredElement):
         return _target_names(target.value)
     return [target.value] if isinstance(target, cst.Name) else []
+
+
+_COMPREHENSION_SCOPES = frozenset({"listcomp", "setcomp", "dictcomp", "genexpr"})
+_UNSPELLED_BINDING = re.compile(r"\bimport\s*\*|(?<![\w.])(?:globals|vars|exec|eval|locals)\s*\(|__builtins__|"
+                                r"\bsys\.modules\b|\bget_ipython\b")
+
+
+def bound_only_in_functions(source: str) -> FrozenSet[str]:
+    """Names the module imports only as locals of its functions (`from apex import amp` inside `__init__`), and
+    binds nowhere else: not at its top level, in a class body or as another function's local, nor declared
+    `global`, and in functions with no nested function or lambda that could read them: read by another
+    function, they raise NameError (a module meant to be global, imported where only one function sees it). Empty when the module may bind
+    names in ways its statements do not spell (a star import, `globals()`, `exec`, `sys.modules`, IPython) or when
+    it does not compile."""
+    if _UNSPELLED_BINDING.search(source):
+        return frozenset()
+    try:
+        top = symtable.symtable(source, "<module>", "exec")
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return frozenset()
+    bound = {symbol.get_name() for symbol in top.get_symbols()
+             if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()}
+    local: set = set()
+    stack = list(top.get_children())
+    while stack:
+        table = stack.pop()
+        children = table.get_children()
+        stack.extend(children)
+        symbols = table.get_symbols()
+        if table.get_type() != "function":  # a class body's names are attributes, but count them as bound
+            bound.update(symbol.get_name() for symbol in symbols if symbol.is_assigned() or symbol.is_imported())
+            continue
+        bound.update(symbol.get_name() for symbol in symbols if symbol.is_declared_global())
+        readable = any(child.get_name() not in _COMPREHENSION_SCOPES for child in children)
+        for symbol in symbols:
+            if symbol.is_imported() and symbol.is_local() and not symbol.is_global():
+                (bound if readable else local).add(symbol.get_name())
+            elif symbol.is_local():
+                bound.add(symbol.get_name())
+    return frozenset(name for name in local - bound if not name.startswith("__") and not hasattr(builtins, name))
+
+
+def names_bound_in(owner: cst.CSTNode) -> FrozenSet[str]:
+    """The names a function binds anywhere in its body (not in the bodies of functions or classes nested in
+    it, whose names it binds), its parameters included: its locals."""
+    found: set = set()
+    if isinstance(owner, cst.FunctionDef):
+        found.update(parameter_names(owner.params))
+    stack: List[cst.CSTNode] = list(children(owner.body)) if isinstance(owner, (cst.FunctionDef, cst.ClassDef)) \
+        else list(children(owner))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            found.add(node.name.value)
+            continue
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.AssignTarget):
+            found.update(_target_names(node.target))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            found.update(_target_names(node.target))
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            found.update(_target_names(node.target))
+        elif isinstance(node, cst.AsName):
+            found.update(_target_names(node.name))
+        elif isinstance(node, cst.NamedExpr):
+            found.update(_target_names(node.target))
+        elif isinstance(node, cst.ImportAlias):
+            name = dotted_name(node.name)
+            if name is not None and node.asname is None:
+                found.add(name.split(".", 1)[0])
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            found.update(item.name.value for item in node.names)
+        stack.extend(children(node))
+    return frozenset(found)

@@ -189,9 +189,11 @@ class _Test:
 class Functions:
     """The functions of one file, by where they can be called from, and what each runs on every call."""
 
-    def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True) -> None:
+    def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True,
+                 unbound: FrozenSet[str] = frozenset()) -> None:
         self.names = names
         self.walrus = walrus
+        self.unbound = unbound  # `ControlFlowGraph`'s: names only other functions bind
         self._module = module
         self._call_sites: Optional[Dict[str, bool]] = None  # short callee -> called inside a loop somewhere
         self.module_functions: Dict[str, cst.FunctionDef] = {}
@@ -266,7 +268,7 @@ class Functions:
         flow = self._flows.get(id(function))
         if flow is None:
             flow = self._flows[id(function)] = FunctionFlow(
-                ControlFlowGraph(function, graph.inplace_effects, self.walrus))
+                ControlFlowGraph(function, graph.inplace_effects, self.walrus, self.unbound))
         return flow
 
     def runs(self, function: cst.FunctionDef) -> Tuple[Inner, ...]:

@@ -1905,6 +1905,8 @@ class _LoopFinder:
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
         self._updates: Dict[int, str] = {**windowed_methods(module, names), **update_functions(module, names, source)}
+        # names only other functions bind: a statement reading one raises NameError (`amp` imported in `__init__`)
+        self.unbound = scopes.bound_only_in_functions(source) if source is not None else frozenset()
 
     def walk(self, statements: Block, chain: Tuple[Tuple[Block, int], ...], function: Optional[cst.FunctionDef],
              class_def: Optional[cst.ClassDef], owner: cst.CSTNode, top: Optional[cst.CSTNode] = None) -> None:
@@ -1968,7 +1970,7 @@ class _LoopFinder:
     @property
     def functions(self) -> Functions:
         if self._functions is None:
-            self._functions = Functions(self.module, self.names, self.walrus)
+            self._functions = Functions(self.module, self.names, self.walrus, self.unbound)
         return self._functions
 
     def _whole_run(self, loop: Loop, function: Optional[cst.FunctionDef], enclosing: list) -> Optional[bool]:
@@ -1985,7 +1987,8 @@ class _LoopFinder:
     def _flow(self, owner: cst.CSTNode) -> FunctionFlow:
         flow = self._flows.get(id(owner))
         if flow is None:
-            flow = self._flows[id(owner)] = FunctionFlow(ControlFlowGraph(owner, graph.inplace_effects, self.walrus))
+            flow = self._flows[id(owner)] = FunctionFlow(
+                ControlFlowGraph(owner, graph.inplace_effects, self.walrus, self.unbound))
         return flow
 
     def _build(self, loop: Loop, function: Optional[cst.FunctionDef], class_def: Optional[cst.ClassDef],
