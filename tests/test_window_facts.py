@@ -716,3 +716,46 @@ def test_a_window_counter_lines_up_with_the_micro_batch_counter_only_when_both_s
     (step,) = loop.optimizer_steps
     check = loop.accumulation_check(step)
     assert (None if check is None else _CODE.code_for_node(check.count)) == window
+
+
+_IGNITE = """
+    import torch
+    from ignite.engine import Engine, Events
+    from ignite.handlers import ModelCheckpoint
+
+    def train(model, loader, accum):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def update(engine, batch):
+            model(batch).mean().backward()
+            if engine.state.iteration % accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+
+        trainer = Engine(update)
+        {attach}
+        trainer.run(loader, max_epochs=3)
+"""
+
+
+@pytest.mark.parametrize("attach, flushed", [
+    ("pass", False),
+    ("trainer.add_event_handler(Events.EPOCH_COMPLETED, ModelCheckpoint('out', 'ckpt'), {'model': model})", False),
+    ("trainer.add_event_handler(Events.EPOCH_COMPLETED, lambda _: print(trainer.state.epoch))", False),
+    ("trainer.add_event_handler(Events.COMPLETED, lambda _: optimizer.step())", True),
+    ("trainer.add_event_handler(Events.COMPLETED, finish)", None),
+    ("setup(trainer)", None),
+])
+def test_ignite_iteration_counts_the_whole_run_and_what_may_step_after_it(attach, flushed):
+    loop = _loop(_IGNITE.replace("{attach}", attach))
+    counter = loop.counter("engine.state.iteration")
+    assert counter is not None and counter.start == 1 and counter.run is not None
+    assert counter.run.engine == "trainer" and _CODE.code_for_node(counter.run.epochs) == "3"
+    assert counter.run.epoch_length is None and _CODE.code_for_node(counter.run.data) == "loader"
+    assert counter.run.may_flush() is flushed
+
+
+def test_ignite_engine_without_a_run_in_the_file_counts_nothing():
+    loop = _loop(_IGNITE.replace("{attach}", "pass").replace("        trainer.run(loader, max_epochs=3)\n",
+                                                            "        return trainer\n"))
+    assert loop.counter("engine.state.iteration") is None

@@ -14,7 +14,7 @@ def train(args, net, loader):
         x, y = batch
         loss = torch.nn.functional.mse_loss(model(x), y) / args.accum
         loss.backward()
-        if engine.state.iteration % args.accum == 0:
+        if engine.state.iteration % args.accum == 0:  # expect: TL010
             optimizer.step()
             optimizer.zero_grad()
         return loss.item()
