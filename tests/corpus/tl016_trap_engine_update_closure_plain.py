@@ -14,13 +14,13 @@ def train(args, net, loader):
         x, y = batch
         loss = torch.nn.functional.mse_loss(model(x), y) / args.accum
         loss.backward()
-        if engine.state.iteration % args.accum == 0:  # expect: TL010
+        if engine.state.iteration % args.accum == 0:
             optimizer.step()
             optimizer.zero_grad()
         return loss.item()
 
     trainer = Engine(update)
-    trainer.run(loader, max_epochs=args.epochs)
+    trainer.run(loader, max_epochs=args.epochs, epoch_length=args.accum * args.updates_per_epoch)
 
 
 def serve(net):

@@ -69,6 +69,18 @@ calls once per micro-batch (`self.n_iter += 1; if self.n_iter % self.accum
 == 0:` in `optimize()`), when the caller sets the count back after the loop
 (`learner.end_epoch()`) with no step between.
 
+So is Ignite's process function (`trainer = Engine(update)`) stepping when
+`engine.state.iteration % N == 0`: Ignite counts the iteration from 1 across
+the epochs of `trainer.run(data, max_epochs=E)`, which runs `E ×
+len(data)` of them (`epoch_length=` if given), so only the run's last
+partial window is left, when nothing steps after it: every handler the file
+attaches to an engine (lambdas and functions of the file, read through the
+engines they run; Ignite's own checkpoints, loggers, metrics and schedulers,
+which step nothing) is read, and any that may step the optimizer (`@trainer.on(
+Events.EPOCH_COMPLETED)` calling `optimizer.step()`), one the file cannot
+read, or an engine handed to code the file does not show leaves it quiet, as
+does an `epoch_length` that is a multiple of `N` (`epoch_length=N * k`).
+
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
 also through a name: `last_batch = batch_idx == len(loader) - 1`),
