@@ -759,3 +759,43 @@ def test_ignite_engine_without_a_run_in_the_file_counts_nothing():
     loop = _loop(_IGNITE.replace("{attach}", "pass").replace("        trainer.run(loader, max_epochs=3)\n",
                                                             "        return trainer\n"))
     assert loop.counter("engine.state.iteration") is None
+
+
+_TRAINER_SUBCLASS = """
+    from transformers import Trainer, Seq2SeqTrainer
+    from mylib import Mixin
+
+    class Local(Trainer):
+        {override}
+
+    class Mine({bases}):
+        def train(self, loader):
+            for step, inputs in enumerate(loader):
+                self.training_step(self.model, inputs)
+"""
+
+
+@pytest.mark.parametrize("bases, override, runs", [
+    ("Trainer", "pass", "framework"),
+    ("Seq2SeqTrainer", "pass", "framework"),
+    ("Local", "pass", "framework"),
+    ("Local", "def training_step(self, model, inputs): return model(**inputs).loss", "file"),
+    ("Mixin, Trainer", "pass", None),
+    ("Mixin", "pass", None),
+])
+def test_the_training_step_a_trainer_subclass_inherits_is_hugging_faces_unless_overridden(bases, override, runs):
+    from torchlint.training.calls import Functions
+    from torchlint.walk import preorder
+
+    source = textwrap.dedent(_TRAINER_SUBCLASS).replace("{bases}", bases).replace("{override}", override)
+    module = cst.parse_module(source)
+    functions = Functions(module, ModuleNames(module))
+    train = next(node for node in preorder(module) if isinstance(node, cst.FunctionDef) and node.name.value == "train")
+    call = next(node for node in preorder(train) if isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute) and node.func.attr.value == "training_step")
+    callee = functions.callee(call, train)
+    framework = functions.framework_module
+    found = None if callee is None else "framework" if framework is not None and callee is framework.method(
+        "training_step") else "file"
+    assert found == runs
+    assert functions.has_work(call, train) == (runs == "framework")

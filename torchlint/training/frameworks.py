@@ -638,3 +638,47 @@ def _built_from(value: cst.BaseExpression, optimizers: FrozenSet[str], names: Mo
     if not any(isinstance(n, cst.Name) and n.value in optimizers for n in preorder(value)):
         return False
     return not (isinstance(value, cst.Call) and (names.callee(value) or "").startswith(_WRAPPING_PACKAGES))
+
+
+# The Hugging Face `Trainer`'s methods a subclass inherits, as the code they run on every call (modelled from
+# `transformers.Trainer`, which a subclass's own `train()` loop calls): `training_step` computes the loss with
+# `self.compute_loss`, divides it by `gradient_accumulation_steps` when that is above 1 and runs its backward.
+HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+                         "transformers.trainer_seq2seq.Seq2SeqTrainer"})
+_HF_TRAINER_METHODS = '''
+def training_step(self, model, inputs):
+    loss = self.compute_loss(model, inputs)
+    if self.args.gradient_accumulation_steps > 1:
+        loss = loss / self.args.gradient_accumulation_steps
+    loss.backward()
+    return loss.detach()
+'''
+
+
+class FrameworkModule:
+    """A framework's code as modelled here, standing where another file of the project would (`calls.Via.elsewhere`):
+    the sites a loop's call runs in it are recorded at that call, and messages name the framework."""
+
+    def __init__(self, framework: str, source: str) -> None:
+        self.framework = framework  # how messages name it: "transformers' `Trainer`"
+        self.module = cst.parse_module(source)
+        self.names = ModuleNames(self.module)
+        self.path = framework
+        self._functions = None
+
+    @property
+    def functions(self):
+        if self._functions is None:
+            from torchlint.training.calls import Functions
+
+            self._functions = Functions(self.module, self.names)
+        return self._functions
+
+    def method(self, name: str) -> Optional[cst.FunctionDef]:
+        return next((statement for statement in self.module.body
+                     if isinstance(statement, cst.FunctionDef) and statement.name.value == name), None)
+
+
+def hf_trainer() -> FrameworkModule:
+    """The modelled methods of the Hugging Face `Trainer` (parsed afresh: each file's facts own theirs)."""
+    return FrameworkModule("transformers' `Trainer`", _HF_TRAINER_METHODS)

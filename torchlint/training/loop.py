@@ -1976,7 +1976,8 @@ class _LoopFinder:
         if _calls_backward_directly(loop, self.names, calls):
             return True
         defined = self.names.functions  # a call of a function defined in this file can run one
-        local = [call for call in calls if short_callee(call.func) in defined]
+        local = [call for call in calls if short_callee(call.func) in defined
+                 or self.functions.callee(call, function) is not None]  # or a framework's method it inherits
         if local and any(self.functions.has_work(call, function) for call in local):
             return True
         # or a call that runs a function (or an object's method) of another file of the project
