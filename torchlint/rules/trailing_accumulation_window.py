@@ -80,6 +80,9 @@ which step nothing) is read, and any that may step the optimizer (`@trainer.on(
 Events.EPOCH_COMPLETED)` calling `optimizer.step()`), one the file cannot
 read, or an engine handed to code the file does not show leaves it quiet, as
 does an `epoch_length` that is a multiple of `N` (`epoch_length=N * k`).
+The backward may run in a method the loop's class inherits from the Hugging
+Face `Trainer` (`self.training_step(model, inputs)` in a subclass's own copy
+of the epoch loop, which does not override it): Hugging Face's runs one.
 
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
