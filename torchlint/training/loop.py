@@ -1977,12 +1977,20 @@ class _LoopFinder:
             return True
         defined = self.names.functions  # a call of a function defined in this file can run one
         local = [call for call in calls if short_callee(call.func) in defined
-                 or self.functions.callee(call, function) is not None]  # or a framework's method it inherits
+                 or (self.inherits_framework and self.functions.callee(call, function) is not None)]
         if local and any(self.functions.has_work(call, function) for call in local):
             return True
         # or a call that runs a function (or an object's method) of another file of the project
         return self.names.project is not None and any(
             self.functions.has_work(call, function) for call in calls if short_callee(call.func) not in defined)
+
+    @functools.cached_property
+    def inherits_framework(self) -> bool:
+        """A class of the file subclasses a framework's class whose methods `training.frameworks` models (the
+        Hugging Face `Trainer`): a loop's `self.training_step(...)` may run the inherited one."""
+        return any(isinstance(part, cst.ClassDef) and any(self.names.qualify(base.value) in frameworks.HF_TRAINERS
+                                                          for base in part.bases)
+                   for part in preorder(self.module))
 
     @property
     def functions(self) -> Functions:
