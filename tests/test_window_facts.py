@@ -716,3 +716,86 @@ def test_a_window_counter_lines_up_with_the_micro_batch_counter_only_when_both_s
     (step,) = loop.optimizer_steps
     check = loop.accumulation_check(step)
     assert (None if check is None else _CODE.code_for_node(check.count)) == window
+
+
+_IGNITE = """
+    import torch
+    from ignite.engine import Engine, Events
+    from ignite.handlers import ModelCheckpoint
+
+    def train(model, loader, accum):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def update(engine, batch):
+            model(batch).mean().backward()
+            if engine.state.iteration % accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+
+        trainer = Engine(update)
+        {attach}
+        trainer.run(loader, max_epochs=3)
+"""
+
+
+@pytest.mark.parametrize("attach, flushed", [
+    ("pass", False),
+    ("trainer.add_event_handler(Events.EPOCH_COMPLETED, ModelCheckpoint('out', 'ckpt'), {'model': model})", False),
+    ("trainer.add_event_handler(Events.EPOCH_COMPLETED, lambda _: print(trainer.state.epoch))", False),
+    ("trainer.add_event_handler(Events.COMPLETED, lambda _: optimizer.step())", True),
+    ("trainer.add_event_handler(Events.COMPLETED, finish)", None),
+    ("setup(trainer)", None),
+])
+def test_ignite_iteration_counts_the_whole_run_and_what_may_step_after_it(attach, flushed):
+    loop = _loop(_IGNITE.replace("{attach}", attach))
+    counter = loop.counter("engine.state.iteration")
+    assert counter is not None and counter.start == 1 and counter.run is not None
+    assert counter.run.engine == "trainer" and _CODE.code_for_node(counter.run.epochs) == "3"
+    assert counter.run.epoch_length is None and _CODE.code_for_node(counter.run.data) == "loader"
+    assert counter.run.may_flush() is flushed
+
+
+def test_ignite_engine_without_a_run_in_the_file_counts_nothing():
+    loop = _loop(_IGNITE.replace("{attach}", "pass").replace("        trainer.run(loader, max_epochs=3)\n",
+                                                            "        return trainer\n"))
+    assert loop.counter("engine.state.iteration") is None
+
+
+_TRAINER_SUBCLASS = """
+    from transformers import Trainer, Seq2SeqTrainer
+    from mylib import Mixin
+
+    class Local(Trainer):
+        {override}
+
+    class Mine({bases}):
+        def train(self, loader):
+            for step, inputs in enumerate(loader):
+                self.training_step(self.model, inputs)
+"""
+
+
+@pytest.mark.parametrize("bases, override, runs", [
+    ("Trainer", "pass", "framework"),
+    ("Seq2SeqTrainer", "pass", "framework"),
+    ("Local", "pass", "framework"),
+    ("Local", "def training_step(self, model, inputs): return model(**inputs).loss", "file"),
+    ("Mixin, Trainer", "pass", None),
+    ("Mixin", "pass", None),
+])
+def test_the_training_step_a_trainer_subclass_inherits_is_hugging_faces_unless_overridden(bases, override, runs):
+    from torchlint.training.calls import Functions
+    from torchlint.walk import preorder
+
+    source = textwrap.dedent(_TRAINER_SUBCLASS).replace("{bases}", bases).replace("{override}", override)
+    module = cst.parse_module(source)
+    functions = Functions(module, ModuleNames(module))
+    train = next(node for node in preorder(module) if isinstance(node, cst.FunctionDef) and node.name.value == "train")
+    call = next(node for node in preorder(train) if isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute) and node.func.attr.value == "training_step")
+    callee = functions.callee(call, train)
+    framework = functions.framework_module
+    found = None if callee is None else "framework" if framework is not None and callee is framework.method(
+        "training_step") else "file"
+    assert found == runs
+    assert functions.has_work(call, train) == (runs == "framework")

@@ -282,6 +282,8 @@ class FileContext:
     def _where(self, via) -> str:
         """`util/misc.py:257`: the file of a function of another file (from the linted file's folder) and its line."""
         module = via.elsewhere
+        if getattr(module, "framework", None):
+            return f"{module.framework}, inherited"
         positions = self._elsewhere_positions.get(id(module))
         if positions is None:
             positions = self._elsewhere_positions[id(module)] = positions_of(module.module)

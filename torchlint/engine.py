@@ -18,7 +18,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Set, Tuple, Type, Union
+from typing import FrozenSet, TYPE_CHECKING, Callable, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint import env_flag
 from torchlint.collector import collector_paused
@@ -366,7 +366,8 @@ def _project_entries(text: str, path: str, tree: ast.Module) -> Set[str]:
 
 def may_hold_training_loop(text: str) -> bool:
     """False when `text` cannot hold a training loop: no `backward(` or `grad(` call anywhere (nor a Lightning
-    `accumulate_grad_batches`, where `training_step` returns the loss Lightning backpropagates)."""
+    `accumulate_grad_batches`, where `training_step` returns the loss Lightning backpropagates, nor a call of
+    the `training_step` a Hugging Face `Trainer` subclass inherits, `training.frameworks`)."""
     # Equivalent to `_PREFILTER.search(text)`, twenty times faster: literal searches first, and a
     # pattern that starts with a literal (the regex engine skips ahead to it).
     if "backward" in text and _BACKWARD_CALL.search(text):
@@ -374,6 +375,8 @@ def may_hold_training_loop(text: str) -> bool:
     if "accumulate_grad_batches" in text:
         return True
     if "on_before_optimizer_step" in text and "zero_grad" in text:  # a Lightning hook before the step resets
+        return True
+    if "training_step(" in text and "transformers" in text:  # the Hugging Face `Trainer`'s, which backpropagates
         return True
     if "grad" in text:
         for match in _GRAD_CALL.finditer(text):
@@ -452,11 +455,14 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     updates = _update_functions(functions, names, text)
     if not loops:
         return updates
+    methods = _BACKWARD_METHODS
+    if "training_step(" in text and "transformers" in text:  # the Hugging Face `Trainer`'s, inherited, backpropagates
+        methods, names = methods | {"training_step"}, names | {"training_step"}
     words = _LOOP_WORDS if len(names) == 2 else re.compile(
         r"backward\b|\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
     lines = text.split("\n") if "\r" not in text else [line.rstrip("\r\n") for line in split_lines(text)]
     found = [loop for loop in loops if words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno]))
-             and any(_may_be_backward(node, names) for node in ast.walk(loop))]
+             and any(_may_be_backward(node, names, methods) for node in ast.walk(loop))]
     helpers = _backward_helpers(functions, names, lines) if len(found) < len(loops) else set()
     if helpers:  # a loop that calls a function of the file that runs a backward (`training.calls`)
         chosen = {id(loop) for loop in found}
@@ -542,11 +548,11 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
     return helpers
 
 
-def _may_be_backward(node: ast.AST, names: set) -> bool:
+def _may_be_backward(node: ast.AST, names: set, methods: FrozenSet[str] = _BACKWARD_METHODS) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
-    return (isinstance(func, ast.Attribute) and func.attr in _BACKWARD_METHODS) or (
+    return (isinstance(func, ast.Attribute) and func.attr in methods) or (
         isinstance(func, ast.Name) and func.id in names)
 
 

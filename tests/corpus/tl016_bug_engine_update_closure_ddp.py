@@ -16,7 +16,7 @@ def train(args, model, loader):
         x, y = batch
         loss = torch.nn.functional.mse_loss(model(x), y) / args.accum  # expect: TL016
         loss.backward()
-        if engine.state.iteration % args.accum == 0:
+        if engine.state.iteration % args.accum == 0:  # expect: TL010
             optimizer.step()
             optimizer.zero_grad()
         return loss.item()

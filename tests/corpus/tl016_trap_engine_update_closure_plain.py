@@ -20,7 +20,7 @@ def train(args, net, loader):
         return loss.item()
 
     trainer = Engine(update)
-    trainer.run(loader, max_epochs=args.epochs)
+    trainer.run(loader, max_epochs=args.epochs, epoch_length=args.accum * args.updates_per_epoch)
 
 
 def serve(net):

@@ -69,6 +69,21 @@ calls once per micro-batch (`self.n_iter += 1; if self.n_iter % self.accum
 == 0:` in `optimize()`), when the caller sets the count back after the loop
 (`learner.end_epoch()`) with no step between.
 
+So is Ignite's process function (`trainer = Engine(update)`) stepping when
+`engine.state.iteration % N == 0`: Ignite counts the iteration from 1 across
+the epochs of `trainer.run(data, max_epochs=E)`, which runs `E ×
+len(data)` of them (`epoch_length=` if given), so only the run's last
+partial window is left, when nothing steps after it: every handler the file
+attaches to an engine (lambdas and functions of the file, read through the
+engines they run; Ignite's own checkpoints, loggers, metrics and schedulers,
+which step nothing) is read, and any that may step the optimizer (`@trainer.on(
+Events.EPOCH_COMPLETED)` calling `optimizer.step()`), one the file cannot
+read, or an engine handed to code the file does not show leaves it quiet, as
+does an `epoch_length` that is a multiple of `N` (`epoch_length=N * k`).
+The backward may run in a method the loop's class inherits from the Hugging
+Face `Trainer` (`self.training_step(model, inputs)` in a subclass's own copy
+of the epoch loop, which does not override it): Hugging Face's runs one.
+
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
 also through a name: `last_batch = batch_idx == len(loader) - 1`),
@@ -123,6 +138,7 @@ from torchlint.model import UNSAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
+from torchlint.training.frameworks import IgniteRun
 from torchlint.training.windows import checks_in, known_length, sized, walk_counter
 from torchlint.walk import calls_in, contains, preorder
 
@@ -136,6 +152,10 @@ class TrailingAccumulationWindow(Rule):
     def check(self, context: FileContext) -> Iterator[Finding]:
         for loop in context.loops:
             for step, check, counter, first in _trailing_windows(loop, context.names):
+                if counter.run is not None:
+                    if counter.run.may_flush() is False:
+                        yield self._run_finding(context, loop, step, check, counter)
+                    continue
                 if _flushed_after(loop, step.receiver, check.count) or _flushed_after_run(loop, step, check):
                     continue
                 iterable = counter.iterable
@@ -191,6 +211,26 @@ class TrailingAccumulationWindow(Rule):
                     message += (f" `{context.code(iterable)}` has no length to test for the last micro-batch: "
                                 f"call `{step.receiver}.step()` once more after the loop.")
                 yield Finding(check.expression, message, fix, timeline=run.lines() if run is not None else None)
+
+    @staticmethod
+    def _run_finding(context: FileContext, loop: TrainingLoop, step: StepSite, check: AccumulationCheck,
+                     counter: LoopCounter) -> Finding:
+        """Ignite's `engine.state.iteration` numbers the run's iterations across its epochs: only the run's last
+        partial window is left behind, and only a step when the run ends applies it."""
+        run = counter.run
+        length = f"`{context.code(run.epoch_length)}`" if run.epoch_length is not None \
+            else f"`len({context.code(run.data)})`" if run.data is not None else "the epoch's length"
+        epochs = f"`{context.code(run.epochs)}`" if run.epochs is not None else "1"
+        message = (
+            f"`{context.code(check.condition)}` steps after every `{context.code(check.count)}` iterations of "
+            f"`{context.code(run.call)}`, which counts `{counter.name}` on from 1 across its epochs and runs "
+            f"{epochs} × {length} of them, and no handler attached to `{run.engine}`, nor anything after the run, "
+            f"calls `{step.receiver}.step()`: when that number is not a multiple of "
+            f"`{context.code(check.count)}`, the gradients of the run's last iterations are never applied. Step "
+            f"`{step.receiver}` once more in a handler of `Events.COMPLETED`."
+        )
+        timeline = loop.run_of(step, check)
+        return Finding(check.expression, message, None, timeline=timeline.lines() if timeline is not None else None)
 
     @staticmethod
     def _fix(context: FileContext, check, counter, first, iterable, condition, resets=()) -> Optional[Fix]:
@@ -475,7 +515,7 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 counter = next((c for c in loop.counters if c.source != "manual" or c.paced), None)  # loop's
                 if counter is None and isinstance(loop.node, cst.For):
                     counter = walk_counter(loop.node, names, loop.iterable_before_loop)
-            if counter is None or (counter.source not in ("enumerate", "range", "walk")
+            if counter is None or (counter.source not in ("enumerate", "range", "walk") and counter.run is None
                                    and counter.restarted_after is None and not counter.paced) or counter.endless:
                 continue
             if check.kind in ("since", "count"):
@@ -706,6 +746,8 @@ def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExp
     """The condition holds on the last micro-batch: the loop's length is known from constants
     (`range(64)`, a `DataLoader` over a `TensorDataset` of known size) and lines up with the window,
     or it is a multiple of the count by construction (`range(N * updates)`)."""
+    if counter.run is not None:
+        return _run_lines_up(loop, counter.run, count, first, names)
     iterable = counter.iterable
     known = loop.known_value
     if first == 1 and isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
@@ -721,6 +763,24 @@ def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExp
     if length is None or not windows or min(windows) <= 0:
         return False
     return length == 0 or all((first + length - 1) % window == 0 for window in windows)
+
+
+def _run_lines_up(loop: TrainingLoop, run: IgniteRun, count: cst.BaseExpression, first: int,
+                   names: ModuleNames) -> bool:
+    """An Ignite run of `max_epochs` × `epoch_length` iterations (`len(data)` unless given) that the window
+    divides: a factor that is a multiple of the count (`epoch_length=accum * k`), or both known from constants."""
+    factors = [factor for factor in (run.epochs, run.epoch_length) if factor is not None]
+    if first == 1 and any(isinstance(factor, cst.BinaryOperation) and isinstance(factor.operator, cst.Multiply)
+                          and (factor.left.deep_equals(count) or factor.right.deep_equals(count))
+                          for factor in factors):
+        return True
+    epochs = int_value(run.epochs) if run.epochs is not None else 1
+    length = int_value(run.epoch_length) if run.epoch_length is not None \
+        else known_length(run.data, names, loop.known_value)
+    windows = loop.count_values(count)
+    if epochs is None or length is None or not windows or min(windows) <= 0:
+        return False
+    return epochs * length == 0 or all((first + epochs * length - 1) % window == 0 for window in windows)
 
 
 def _whole_windows_only(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> bool:

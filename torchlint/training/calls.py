@@ -34,6 +34,11 @@ The sites found in another file are recorded at the loop's call with a `Via`
 that names that file (`Via.elsewhere`); a backward's loss is then the
 argument the call passes for it, when the backward takes the parameter as it
 came in (else unknown).
+
+A method a class inherits from a framework's class (`training_step` of a `transformers.Trainer` subclass
+that does not define it) runs the framework's code as `training.frameworks` models it, recorded at the
+loop's call the way another file's is; an override in the file wins, and a class with a base of another
+package (which may define the method) is unknown.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ import libcst as cst
 from torchlint.flow import ControlFlowGraph, FunctionFlow
 from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, int_value, keyword, short_callee
-from torchlint.training import graph, roles
+from torchlint.training import frameworks, graph, roles
 from torchlint.walk import calls_in, children, preorder
 
 MAX_DEPTH = 2
@@ -207,6 +212,7 @@ class Functions:
         self._statements: Dict[int, tuple] = {}
         self._rebound: Dict[Tuple[int, str], bool] = {}
         self._passings: Dict[int, Optional[Tuple[Passing, ...]]] = {}
+        self.framework_module: Optional[frameworks.FrameworkModule] = None  # the framework code the file inherits
         classes: Dict[str, cst.ClassDef] = {}
         self._classes: List[cst.ClassDef] = []
         self._index(block_of(module), None, None, classes)
@@ -262,7 +268,21 @@ class Functions:
             found = self._method(base, name, depth + 1)
             if found is not None:
                 return found
-        return None
+        return self._inherited(class_def, name)
+
+    def _inherited(self, class_def: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+        """A method the class inherits from a framework modelled in `training.frameworks` (the Hugging Face
+        `Trainer`'s `training_step`), when every base of the class is that framework's class or one of the
+        file's (which did not define it): a base of another package may define it, unknown."""
+        qualified = [self.names.qualify(base.value) for base in class_def.bases]
+        framework = [q for q in qualified if q in frameworks.HF_TRAINERS]
+        file_bases = {base.name.value for base in self.bases.get(id(class_def), ())}
+        if not framework or any(q not in frameworks.HF_TRAINERS and dotted_name(base.value) not in file_bases
+                                for q, base in zip(qualified, class_def.bases)):
+            return None
+        if self.framework_module is None:
+            self.framework_module = frameworks.hf_trainer()
+        return self.framework_module.method(name)
 
     def flow(self, function: cst.FunctionDef) -> FunctionFlow:
         flow = self._flows.get(id(function))
@@ -300,6 +320,10 @@ class Functions:
                  depth: int, elsewhere: Optional[object] = None) -> Iterator[Tuple[Inner, Via]]:
         function = self.callee(call, caller)
         functions, receiver = self, None
+        framework = self.framework_module
+        if function is not None and framework is not None and depth == 1 \
+                and function is framework.method(function.name.value):  # a framework's method the class inherits
+            functions, elsewhere = framework.functions, framework
         if function is None and depth == 1:
             remote = self.remote(call, caller)
             if remote is None:

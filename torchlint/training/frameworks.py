@@ -409,3 +409,276 @@ def _unconditional(statements: List[cst.CSTNode]) -> List[cst.CSTNode]:
         elif isinstance(statement, (cst.SimpleStatementLine, cst.For)):
             found.append(statement)
     return found
+
+
+# Ignite's `Engine`: the process function runs once per iteration and `engine.state.iteration` numbers the
+# iterations of the whole `engine.run(data, max_epochs=E)` from 1 on, never started again in a new epoch
+# (`engine.state.epoch` numbers the epochs): a run is E × `epoch_length` iterations, `len(data)` unless given.
+# Ignite's own handlers, metrics and loggers (`ignite.handlers`, `ignite.metrics`, `ignite.contrib`) set learning
+# rates, save, log and stop, and never step an optimizer; `ignite.engine`'s factories build trainers that do.
+IGNITE_ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
+                            "ignite.engine.deterministic.DeterministicEngine"})
+_ENGINE_USES = frozenset({"run", "add_event_handler", "on", "state", "terminate", "terminate_epoch",
+                          "has_event_handler", "logger"})
+
+
+@dataclass(frozen=True)
+class IgniteRun:
+    """The one `trainer.run(data, ...)` of an `Engine(update)` bound to `trainer`: how many iterations it runs,
+    and whether anything the file attaches to an engine, or runs after the run, may step the update's optimizers.
+    `flushed` is None where the file does not show it: the engine leaves for code the file does not show
+    (passed to a function of the project, returned, stored), or a handler is one the file cannot read."""
+
+    engine: str  # `trainer`
+    call: cst.Call  # `trainer.run(train_loader, max_epochs=args.n_epochs)`
+    data: Optional[cst.BaseExpression]
+    epochs: Optional[cst.BaseExpression]  # `max_epochs`; None: Ignite's default, 1
+    epoch_length: Optional[cst.BaseExpression]  # None: `len(data)`
+    handlers: Tuple[cst.CSTNode, ...]  # what the file attaches to its engines, read for steps
+    stepping: Tuple[cst.CSTNode, ...]  # those and the statements after the run that may step the optimizer
+    readable: bool  # every use of the engine, every handler is one the file shows
+
+    def may_flush(self) -> Optional[bool]:
+        """False: nothing attached to an engine, nothing after the run steps the optimizer; True: something may;
+        None: unknown."""
+        if self.stepping:
+            return True
+        return False if self.readable else None
+
+
+def ignite_run(module: cst.Module, names: ModuleNames, update: cst.FunctionDef,
+               optimizers: FrozenSet[str]) -> Optional[IgniteRun]:
+    """The run of the engine whose process function is `update`, where the file binds it (`trainer =
+    Engine(update)`) and runs it once in the same function; None where it does not."""
+    parents = _parents(module)
+    bindings = _bindings(module)
+    engine_call = None
+    for node in parents:
+        if isinstance(node, cst.Call) and names.callee(node) in IGNITE_ENGINES:
+            handed = positional(node, 0) or keyword(node, "process_function")
+            if isinstance(handed, cst.Name) and names.functions.get(handed.value) == [update]:
+                engine_call = node
+    if engine_call is None:
+        return None
+    assign = parents.get(engine_call)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    engine = assign.targets[0].target.value
+    scope = _scope_of(assign, parents) or module
+    runs: List[cst.Call] = []
+    readable = True
+    for node in preorder(scope):
+        if not isinstance(node, cst.Name) or node.value != engine or node is assign.targets[0].target:
+            continue
+        use = parents.get(node)
+        if isinstance(use, cst.Attribute) and use.value is node and use.attr.value in _ENGINE_USES:
+            call = parents.get(use)
+            if use.attr.value == "run" and isinstance(call, cst.Call) and call.func is use:
+                runs.append(call)
+            continue
+        if isinstance(use, cst.Arg) and _ignite_helper(parents.get(use), names, bindings):
+            continue
+        if isinstance(use, (cst.Arg, cst.Attribute, cst.Return, cst.Assign, cst.AnnAssign, cst.Element,
+                            cst.AssignTarget, cst.Call)) or use is None:
+            readable = False  # the engine goes where the file does not show what is attached to it
+    if len(runs) != 1 or len(bindings.get(engine, [])) != 1:
+        return None
+    run = runs[0]
+    handlers = tuple(_handlers(module, parents))
+    stepping = []
+    for handler in handlers:
+        readable_here, steps = _handler_steps(handler, names, bindings, optimizers, set())
+        readable = readable and readable_here
+        if steps:
+            stepping.append(handler)
+    statement = run
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        statement = parents.get(statement)
+    container = parents.get(statement)
+    body = getattr(container, "body", None)
+    if isinstance(body, (list, tuple)) and statement in body:
+        for later in body[body.index(statement) + 1:]:
+            if _handler_steps(later, names, bindings, optimizers, set())[1]:
+                stepping.append(later)
+    return IgniteRun(engine, run, positional(run, 0) or keyword(run, "data"),
+                     positional(run, 1) or keyword(run, "max_epochs"),
+                     positional(run, 2) or keyword(run, "epoch_length"), handlers, tuple(stepping), readable)
+
+
+def _parents(module: cst.Module) -> dict:
+    parents: dict = {}
+    pending: List[cst.CSTNode] = [module]
+    while pending:
+        node = pending.pop()
+        for child in node.children:
+            parents[child] = node
+            pending.append(child)
+    return parents
+
+
+def _bindings(module: cst.Module) -> dict:
+    """Each name the file assigns, with the values it assigns it (`pbar` -> [`ProgressBar(persist=True)`])."""
+    bound: dict = {}
+    for node in preorder(module):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                for name in _bound_names(target.target):
+                    bound.setdefault(name, []).append(node.value)
+    return bound
+
+
+def _scope_of(node: cst.CSTNode, parents: dict) -> Optional[cst.FunctionDef]:
+    here = parents.get(node)
+    while here is not None and not isinstance(here, cst.FunctionDef):
+        here = parents.get(here)
+    return here
+
+
+def _ignite_object(value: Optional[cst.BaseExpression], names: ModuleNames, bindings: dict) -> bool:
+    """An object of Ignite's handlers, metrics or loggers: built by a call of theirs here or where the name is
+    bound (`RunningAverage(...)`, `pbar` of `pbar = ProgressBar(persist=True)`)."""
+    if isinstance(value, cst.Name):
+        values = bindings.get(value.value, [])
+        return len(values) == 1 and _ignite_object(values[0], names, bindings)
+    if isinstance(value, cst.Call):
+        qualified = names.callee(value) or ""
+        return qualified.startswith("ignite.") and not qualified.startswith("ignite.engine")
+    return False
+
+
+def _ignite_helper(call: Optional[cst.CSTNode], names: ModuleNames, bindings: dict) -> bool:
+    """A call of Ignite's that is handed the engine: `global_step_from_engine(trainer)`, `pbar.attach(trainer)`,
+    `RunningAverage(...).attach(trainer, "loss")`."""
+    if not isinstance(call, cst.Call):
+        return False
+    if _ignite_object(call, names, bindings):
+        return True
+    func = call.func
+    return isinstance(func, cst.Attribute) and _ignite_object(func.value, names, bindings)
+
+
+def _handlers(module: cst.Module, parents: dict) -> Iterable[cst.CSTNode]:
+    """What the file attaches to any engine: `X.add_event_handler(event, handler)`, functions decorated with
+    `@X.on(event)`, `X.on(event)(handler)`."""
+    for node in preorder(module):
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                deco = decorator.decorator
+                if isinstance(deco, cst.Call) and isinstance(deco.func, cst.Attribute) and deco.func.attr.value == "on":
+                    yield node
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            continue
+        if node.func.attr.value == "add_event_handler":
+            handler = positional(node, 1) or keyword(node, "handler")
+            if handler is not None:
+                yield handler
+        elif node.func.attr.value == "on" and isinstance(parents.get(node), cst.Call) \
+                and parents[node].func is node and parents[node].args:
+            yield parents[node].args[0].value
+
+
+def _handler_steps(handler: cst.CSTNode, names: ModuleNames, bindings: dict, optimizers: FrozenSet[str],
+                   seen: set) -> Tuple[bool, bool]:
+    """(readable, may step `optimizer`) for a handler: a lambda or a function of the file is read, through the
+    functions of the file it calls and the engines of the file it runs (`evaluator.run(...)`); an object of
+    Ignite's steps nothing; anything else is not readable."""
+    if isinstance(handler, cst.Name):
+        defined = names.functions.get(handler.value, [])
+        if len(defined) == 1:
+            handler = defined[0]
+        elif _ignite_object(handler, names, bindings):
+            return True, False
+        else:
+            return False, False
+    elif isinstance(handler, cst.Call) and _ignite_object(handler, names, bindings):
+        return True, False
+    elif not isinstance(handler, (cst.Lambda, cst.FunctionDef, cst.BaseStatement)):
+        return False, False
+    if id(handler) in seen:
+        return True, False
+    seen.add(id(handler))
+    readable = True
+    for node in preorder(handler):
+        if isinstance(node, cst.Name) and node.value in optimizers:
+            return readable, True  # the optimizer, or a call handed it: may step it
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            return readable, True
+        if isinstance(func, cst.Name) and len(names.functions.get(func.value, [])) == 1:
+            here, steps = _handler_steps(func, names, bindings, optimizers, seen)
+            readable = readable and here
+            if steps:
+                return readable, True
+        if isinstance(func, cst.Attribute) and func.attr.value == "run" and isinstance(func.value, cst.Name):
+            for value in bindings.get(func.value.value, []):
+                if isinstance(value, cst.Call) and names.callee(value) in IGNITE_ENGINES:
+                    process = positional(value, 0) or keyword(value, "process_function")
+                    here, steps = _handler_steps(process, names, bindings, optimizers, seen) \
+                        if process is not None else (False, False)
+                    readable = readable and here
+                    if steps:
+                        return readable, True
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            for value in bindings.get(func.value.value, []):  # an object built from the optimizer may step it
+                if _built_from(value, optimizers, names):
+                    return readable, True
+    return readable, False
+
+
+# Packages whose calls hand back what they are given, wrapped (`model, optimizer = amp.initialize(model,
+# optimizer)`, `DistributedDataParallel(model)`): the model they return holds no optimizer to step.
+_WRAPPING_PACKAGES = ("torch.", "apex.")
+
+
+def _built_from(value: cst.BaseExpression, optimizers: FrozenSet[str], names: ModuleNames) -> bool:
+    """`value` is handed the optimizer by a call the file does not know to only wrap it."""
+    if not any(isinstance(n, cst.Name) and n.value in optimizers for n in preorder(value)):
+        return False
+    return not (isinstance(value, cst.Call) and (names.callee(value) or "").startswith(_WRAPPING_PACKAGES))
+
+
+# The Hugging Face `Trainer`'s methods a subclass inherits, as the code they run on every call (modelled from
+# `transformers.Trainer`, which a subclass's own `train()` loop calls): `training_step` computes the loss with
+# `self.compute_loss`, divides it by `gradient_accumulation_steps` when that is above 1 and runs its backward.
+HF_TRAINERS = frozenset({"transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+                         "transformers.trainer_seq2seq.Seq2SeqTrainer"})
+_HF_TRAINER_METHODS = '''
+def training_step(self, model, inputs):
+    loss = self.compute_loss(model, inputs)
+    if self.args.gradient_accumulation_steps > 1:
+        loss = loss / self.args.gradient_accumulation_steps
+    loss.backward()
+    return loss.detach()
+'''
+
+
+class FrameworkModule:
+    """A framework's code as modelled here, standing where another file of the project would (`calls.Via.elsewhere`):
+    the sites a loop's call runs in it are recorded at that call, and messages name the framework."""
+
+    def __init__(self, framework: str, source: str) -> None:
+        self.framework = framework  # how messages name it: "transformers' `Trainer`"
+        self.module = cst.parse_module(source)
+        self.names = ModuleNames(self.module)
+        self.path = framework
+        self._functions = None
+
+    @property
+    def functions(self):
+        if self._functions is None:
+            from torchlint.training.calls import Functions
+
+            self._functions = Functions(self.module, self.names)
+        return self._functions
+
+    def method(self, name: str) -> Optional[cst.FunctionDef]:
+        return next((statement for statement in self.module.body
+                     if isinstance(statement, cst.FunctionDef) and statement.name.value == name), None)
+
+
+def hf_trainer() -> FrameworkModule:
+    """The modelled methods of the Hugging Face `Trainer` (parsed afresh: each file's facts own theirs)."""
+    return FrameworkModule("transformers' `Trainer`", _HF_TRAINER_METHODS)

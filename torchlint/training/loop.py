@@ -1947,6 +1947,8 @@ class _LoopFinder:
         if framework == "speechbrain" and not _assigns_attribute(class_def, "self.step") \
                 and all(c.name != "self.step" for c in counters):
             counters = (LoopCounter("self.step", 1, "framework"),) + counters  # SpeechBrain's, 1 on the first batch
+        if framework == "ignite":
+            counters = self._ignite_iteration(function, built) + counters
         if framework == "method":  # a counter kept in an attribute starts where the class sets it
             counters = tuple(dataclasses.replace(c, start=attribute_start(class_def, c.name),
                                                  restarted_after=_restart_after_callers(self.module, function,
@@ -1954,18 +1956,42 @@ class _LoopFinder:
                              if c.source == "manual" and c.start is None else c for c in counters)
         return dataclasses.replace(built, framework=framework, counters=counters, whole_run=False)
 
+    def _ignite_iteration(self, function: cst.FunctionDef, built: "TrainingLoop") -> Tuple[LoopCounter, ...]:
+        """Ignite's `engine.state.iteration` (the process function's first parameter, or the engine's name the
+        function reads), 1 on the first iteration of the run the file starts, counting on across its epochs."""
+        parameters = parameter_names(function)
+        optimizers = frozenset(step.receiver for step in built.steps if step.receiver)
+        run = frameworks.ignite_run(self.module, self.names, function, optimizers) if optimizers else None
+        if run is None:
+            return ()
+        found = []
+        for engine in ([parameters[0]] if parameters else []) + [run.engine]:
+            name = f"{engine}.state.iteration"
+            if all(c.name != name for c in built.counters) and engine not in parameters[1:]:
+                found.append(LoopCounter(name, 1, "framework", origin=run.call, iterable=run.data, run=run))
+        return tuple(found)
+
     def _trains(self, loop: Loop, function: Optional[cst.FunctionDef]) -> bool:
         """A backward in the loop's body, or in a function of this file it calls (`training.calls`)."""
         calls: List[cst.Call] = []
         if _calls_backward_directly(loop, self.names, calls):
             return True
         defined = self.names.functions  # a call of a function defined in this file can run one
-        local = [call for call in calls if short_callee(call.func) in defined]
+        local = [call for call in calls if short_callee(call.func) in defined
+                 or (self.inherits_framework and self.functions.callee(call, function) is not None)]
         if local and any(self.functions.has_work(call, function) for call in local):
             return True
         # or a call that runs a function (or an object's method) of another file of the project
         return self.names.project is not None and any(
             self.functions.has_work(call, function) for call in calls if short_callee(call.func) not in defined)
+
+    @functools.cached_property
+    def inherits_framework(self) -> bool:
+        """A class of the file subclasses a framework's class whose methods `training.frameworks` models (the
+        Hugging Face `Trainer`): a loop's `self.training_step(...)` may run the inherited one."""
+        return any(isinstance(part, cst.ClassDef) and any(self.names.qualify(base.value) in frameworks.HF_TRAINERS
+                                                          for base in part.bases)
+                   for part in preorder(self.module))
 
     @property
     def functions(self) -> Functions:
@@ -2251,8 +2277,7 @@ def uses_attribute_of(node: cst.CSTNode, name: str) -> bool:
                for part in preorder(node))
 
 
-_ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
-                      "ignite.engine.deterministic.DeterministicEngine"})
+_ENGINES = frameworks.IGNITE_ENGINES
 
 
 def update_functions(module: cst.Module, names: ModuleNames, source: Optional[str]) -> Dict[int, str]:

@@ -314,7 +314,9 @@ class SiteCollector:
         self.found.calls.append(CallSite(self._next(), syntax, callee=callee, **common))
         ran = False  # the call runs what a function of the project does, recorded here
         if self.functions is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "step") \
-                and short_callee(func) in self.names.functions:
+                and (short_callee(func) in self.names.functions or (  # or a framework's method the class inherits
+                    isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                    and self.functions().callee(call, self.function) is not None)):
             self._inline(call, common)
         elif self.functions is not None and self.names.project is not None:
             remote = self.functions().remote(call, self.function)

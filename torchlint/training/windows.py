@@ -37,6 +37,7 @@ import libcst as cst
 from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, keyword, last_component, positional
 from torchlint.training.calls import parameter_names
+from torchlint.training.frameworks import IgniteRun
 from torchlint.training.sites import Assignment, Guard, StepSite
 from torchlint.walk import children, preorder
 
@@ -69,6 +70,9 @@ class LoopCounter:
     # iteration (`nb_tr_steps = 0` before the loop, `nb_tr_steps += 1` in it, nothing else setting it):
     # it numbers the micro-batches of each run as an `enumerate` counter does; `iterable` is what the loop walks.
     paced: bool = False
+    # A framework's count of the whole run's iterations (Ignite's `engine.state.iteration`, from 1, not started
+    # again in a new epoch): the run that numbers them, how long it is and what may step after its last one.
+    run: Optional["IgniteRun"] = None
 
 
 @dataclass(frozen=True)
