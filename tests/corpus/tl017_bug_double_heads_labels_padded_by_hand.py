@@ -31,7 +31,7 @@ def train(args, train_loader):
         )
         loss = (lm_loss * args.lm_coef + mc_loss * args.mc_coef) / args.gradient_accumulation_steps  # expect: TL017
         loss.backward()
-        if engine.state.iteration % args.gradient_accumulation_steps == 0:
+        if engine.state.iteration % args.gradient_accumulation_steps == 0:  # expect: TL010
             optimizer.step()
             optimizer.zero_grad()
         return loss.item()
