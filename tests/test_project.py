@@ -322,6 +322,18 @@ def test_a_file_that_only_names_the_class_hands_nothing(tmp_path):
     assert not may_train(engine.read_text(), str(engine))
 
 
+def test_a_class_named_before_a_long_comment_line_is_not_taken_for_a_call(tmp_path):
+    """`GradUpdater  ####...#` (a rule of hashes) with no `(` after the comment: no build. (The search once tried every way of
+    splitting such a comment and never finished on a file of the real-world audit.)"""
+    from torchlint.project.index import _builds_any
+
+    text = "x = GradUpdater  " + "#" * 60 + "\ny = 1\n"
+    (tmp_path / "main.py").write_text(text + "z = GradUpdater  # then a call on the next line\n(optimizer)\n")
+    (tmp_path / "other.py").write_text(text)
+    assert _builds_any(str(tmp_path / "main.py"), frozenset({"GradUpdater"}))
+    assert not _builds_any(str(tmp_path / "other.py"), frozenset({"GradUpdater"}))
+
+
 def test_a_caller_is_found_through_every_spelling_of_its_import(tmp_path):
     from torchlint.project.index import ProjectIndex
 

@@ -1035,8 +1035,10 @@ def top_level_functions(text: str) -> Set[str]:
 
 # What may stand between a callee and its `(` (blanks, line continuations, comments), or between an imported name
 # and the `as` that renames it.
-_THEN_CALLED = re.compile(r"(?:\s|\\|#[^\n]*)*\(")
-_THEN_RENAMED = re.compile(r"(?:\s|\\|#[^\n]*)+as\b")
+# A comment runs to its line's end (the lookahead): the pattern cannot split one in two ways and backtrack
+# exponentially over a long comment line with no call after it.
+_THEN_CALLED = re.compile(r"(?:\s|\\|#[^\n]*(?=\n|$))*\(")
+_THEN_RENAMED = re.compile(r"(?:\s|\\|#[^\n]*(?=\n|$))+as\b")
 
 
 def _builds_any(path: str, classes: FrozenSet[str]) -> bool:
