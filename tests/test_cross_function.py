@@ -113,3 +113,47 @@ def test_one_finding_for_a_helper_two_loops_carry_names_both_loops():
     assert finding["message"].endswith(
         "`update()` runs this on every call; the loop in `pretrain()` calls it at line 16, once per iteration; "
         "so does the loop in `finetune()` (line 23).")
+
+
+def _loop_resets(source: str):
+    import libcst as cst
+
+    from torchlint.names import ModuleNames
+    from torchlint.training.loop import find_training_loops
+
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    return sorted((reset.target, reset.kind) for reset in loop.resets)
+
+
+def test_a_reset_two_functions_below_the_loop_is_the_reset_of_what_the_calls_pass():
+    # `update` hands each optimizer to `apply`, which resets it: the loop resets both, under the loop's names.
+    source = (
+        "import torch\n"
+        "class Agent:\n"
+        "    def run(self, data):\n"
+        "        for x in data:\n"
+        "            self.update(x)\n"
+        "    def update(self, x):\n"
+        "        self.apply(self.critic_optimizer, self.critic(x).mean())\n"
+        "        self.apply(self.actor_optimizer, -self.critic(self.actor(x)).mean())\n"
+        "    @staticmethod\n"
+        "    def apply(optimizer, objective):\n"
+        "        optimizer.zero_grad()\n"
+        "        objective.backward()\n"
+        "        optimizer.step()\n"
+    )
+    resets = _loop_resets(source)
+    assert {("self.actor_optimizer", "zero_grad"), ("self.critic_optimizer", "zero_grad")} <= set(resets)
+    assert all(target != "optimizer" for target, _ in resets)  # the helper's parameter, not a name of the loop
+    # Resetting only under a condition of its own, it is a reset that may happen at the loop's call.
+    assert _loop_resets(source.replace("        optimizer.zero_grad()\n",
+                                       "        if objective.item() > 0:\n            optimizer.zero_grad()\n")
+                        ) == [("self.update", "helper-maybe")]
+    assert _loop_resets(source.replace("        optimizer.zero_grad()\n", "")) == []
+
+
+def test_a_loop_whose_helper_resets_through_a_helper_of_its_own_is_quiet():
+    assert findings(CORPUS / "tl002_trap_reset_two_helpers_deep.py") == []
+    (finding,) = findings(CORPUS / "tl002_bug_step_two_helpers_deep.py")
+    assert (finding["code"], finding["line"]) == ("TL002", 25)

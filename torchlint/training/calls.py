@@ -541,7 +541,8 @@ def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 def _interesting(call: cst.Call, names: ModuleNames) -> bool:
     """A backward (not `autograd.grad`, which only returns gradients), a `.step()`, or a `.zero_grad()` (read
-    only for a function of another file: the resets of this file's helpers are `roles.helpers`')."""
+    for a function of another file, and for one that a helper of this file calls in turn: the resets in the
+    body of the helper the loop calls are `roles.helpers`')."""
     backward = roles.classify_backward(call, names)
     if backward is not None:
         return backward[0] != "grad"
