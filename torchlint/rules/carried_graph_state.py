@@ -342,6 +342,9 @@ def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]
             continue
         if not graph.feeds_itself(update.value, name, names) or graph.cuts(update.definition, names):
             continue  # `mean_path = regularize(x, mean_path)` that returns `path_mean.detach()`: no graph
+        if loop.fed_back_graph(update) not in (None, graph.YES):
+            continue  # the producer's code shows no graph entering what it hands back (a running baseline
+            # filled under `no_grad()`), or does not show one: not a model's output
         if loop.holds_module(name) or dotted_name(loop.handed_back(update.definition)) == name:
             continue  # `model, preds = forward(model, x)`: the module handed back, not a tensor computed from it
         if not loop.iteration.carried(update.point[0], name):
