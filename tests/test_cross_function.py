@@ -157,3 +157,50 @@ def test_a_loop_whose_helper_resets_through_a_helper_of_its_own_is_quiet():
     assert findings(CORPUS / "tl002_trap_reset_two_helpers_deep.py") == []
     (finding,) = findings(CORPUS / "tl002_bug_step_two_helpers_deep.py")
     assert (finding["code"], finding["line"]) == ("TL002", 25)
+
+
+def _fed_back_graph(source: str, name: str):
+    import libcst as cst
+
+    from torchlint.names import ModuleNames
+    from torchlint.training.loop import find_training_loops
+
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    (update,) = [update for update in loop.assignments if update.target == name]
+    return loop.fed_back_graph(update)
+
+
+_BASELINE = (
+    "import torch\n"
+    "class Agent(torch.nn.Module):\n"
+    "    def estimate(self, x, baseline):\n"
+    "        fresh = torch.zeros(4)\n"
+    "        with torch.no_grad():\n"
+    "            fresh[0] = x.mean()\n"
+    "        WRITE\n"
+    "        return self.policy(x).mean(), 0.9 * baseline + 0.1 * fresh\n"
+    "def train(data):\n"
+    "    agent = Agent()\n"
+    "    baseline = torch.zeros(4)\n"
+    "    for x in data:\n"
+    "        loss, baseline = agent.estimate(x, baseline)\n"
+    "        loss.backward()\n"
+)
+
+
+def test_a_state_the_producer_builds_without_a_forward_pass_carries_no_graph():
+    from torchlint.training import graph
+
+    # Filled under `no_grad()`, blended with what is handed back in: no graph ever enters it.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "pass"), "baseline") == graph.NO
+    # A forward pass written into an element of it outside `no_grad()` brings one in.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "fresh[1] += self.policy(x).sum()"), "baseline") == graph.YES
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "fresh.add_(self.policy(x))"), "baseline") == graph.YES
+    # The slot that holds the forward pass is the model's output.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "pass").replace("loss, baseline", "baseline, loss"),
+                           "baseline") == graph.YES
+    # Started from a value whose graph the code does not show, the state's is not shown either.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "pass").replace("baseline = torch.zeros(4)",
+                                                                      "baseline = data.first"),
+                           "baseline") == graph.UNKNOWN

@@ -403,12 +403,19 @@ class Functions:
             return [(self, function)]
         project = self.names.project
         dotted = dotted_name(call.func)
-        if project is None or dotted is None or not isinstance(call.func, cst.Attribute):
+        if dotted is None or not isinstance(call.func, cst.Attribute):
             return None
         receiver, method = dotted.rsplit(".", 1)
         values = [value for value in self.names.values_of(receiver)
                   if not (isinstance(value, cst.Name) and value.value == "None")]  # `self.model = None` until built
-        classes = self._classes_of(receiver, values) if values else set()
+        if project is None:  # a file alone: its own classes only
+            constructors = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
+            classes = {(None, name) for name in constructors
+                       if name is not None and len(self.names.classes.get(name, ())) == 1}
+            if len(classes) != len(constructors):
+                return None
+        else:
+            classes = self._classes_of(receiver, values) if values else set()
         if not classes or ("", "") in classes:
             return None
         found: List[Tuple[Functions, cst.FunctionDef]] = []
