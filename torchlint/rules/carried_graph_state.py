@@ -55,7 +55,11 @@ too), re-initialised each iteration, or computed under
 was given): the name holds the very object passed, not a tensor computed
 from it; nor a name the loop's function calls as a model (`model(x)`) or
 reads the parameters of (`Adam(model.parameters())`): a module carries no
-graph. A detach that runs only every few iterations
+graph. Nor a value whose producer's code (a function of this file, or the
+method of the project's classes the receiver is built from) shows no
+forward pass entering the slot it hands back: a running reward baseline
+filled under `torch.no_grad()` from `torch.zeros(...)` and blended with the
+one handed back in. A detach that runs only every few iterations
 (`if i % k == 0: h = h.detach()`) while backward runs on every one is still
 flagged.
 

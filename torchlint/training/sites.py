@@ -453,7 +453,6 @@ class SiteCollector:
                 any(done.scales for done in work))
         return known
 
-
     def _called_by(self, functions: List[cst.FunctionDef]) -> List[cst.FunctionDef]:
         """The functions of this file that `functions` call, themselves and the loop's function excluded."""
         if self.functions is None:
