@@ -113,3 +113,94 @@ def test_one_finding_for_a_helper_two_loops_carry_names_both_loops():
     assert finding["message"].endswith(
         "`update()` runs this on every call; the loop in `pretrain()` calls it at line 16, once per iteration; "
         "so does the loop in `finetune()` (line 23).")
+
+
+def _loop_resets(source: str):
+    import libcst as cst
+
+    from torchlint.names import ModuleNames
+    from torchlint.training.loop import find_training_loops
+
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    return sorted((reset.target, reset.kind) for reset in loop.resets)
+
+
+def test_a_reset_two_functions_below_the_loop_is_the_reset_of_what_the_calls_pass():
+    # `update` hands each optimizer to `apply`, which resets it: the loop resets both, under the loop's names.
+    source = (
+        "import torch\n"
+        "class Agent:\n"
+        "    def run(self, data):\n"
+        "        for x in data:\n"
+        "            self.update(x)\n"
+        "    def update(self, x):\n"
+        "        self.apply(self.critic_optimizer, self.critic(x).mean())\n"
+        "        self.apply(self.actor_optimizer, -self.critic(self.actor(x)).mean())\n"
+        "    @staticmethod\n"
+        "    def apply(optimizer, objective):\n"
+        "        optimizer.zero_grad()\n"
+        "        objective.backward()\n"
+        "        optimizer.step()\n"
+    )
+    resets = _loop_resets(source)
+    assert {("self.actor_optimizer", "zero_grad"), ("self.critic_optimizer", "zero_grad")} <= set(resets)
+    assert all(target != "optimizer" for target, _ in resets)  # the helper's parameter, not a name of the loop
+    # Resetting only under a condition of its own, it is a reset that may happen at the loop's call.
+    assert _loop_resets(source.replace("        optimizer.zero_grad()\n",
+                                       "        if objective.item() > 0:\n            optimizer.zero_grad()\n")
+                        ) == [("self.update", "helper-maybe")]
+    assert _loop_resets(source.replace("        optimizer.zero_grad()\n", "")) == []
+
+
+def test_a_loop_whose_helper_resets_through_a_helper_of_its_own_is_quiet():
+    assert findings(CORPUS / "tl002_trap_reset_two_helpers_deep.py") == []
+    (finding,) = findings(CORPUS / "tl002_bug_step_two_helpers_deep.py")
+    assert (finding["code"], finding["line"]) == ("TL002", 25)
+
+
+def _fed_back_graph(source: str, name: str):
+    import libcst as cst
+
+    from torchlint.names import ModuleNames
+    from torchlint.training.loop import find_training_loops
+
+    module = cst.parse_module(source)
+    (loop,) = find_training_loops(module, ModuleNames(module))
+    (update,) = [update for update in loop.assignments if update.target == name]
+    return loop.fed_back_graph(update)
+
+
+_BASELINE = (
+    "import torch\n"
+    "class Agent(torch.nn.Module):\n"
+    "    def estimate(self, x, baseline):\n"
+    "        fresh = torch.zeros(4)\n"
+    "        with torch.no_grad():\n"
+    "            fresh[0] = x.mean()\n"
+    "        WRITE\n"
+    "        return self.policy(x).mean(), 0.9 * baseline + 0.1 * fresh\n"
+    "def train(data):\n"
+    "    agent = Agent()\n"
+    "    baseline = torch.zeros(4)\n"
+    "    for x in data:\n"
+    "        loss, baseline = agent.estimate(x, baseline)\n"
+    "        loss.backward()\n"
+)
+
+
+def test_a_state_the_producer_builds_without_a_forward_pass_carries_no_graph():
+    from torchlint.training import graph
+
+    # Filled under `no_grad()`, blended with what is handed back in: no graph ever enters it.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "pass"), "baseline") == graph.NO
+    # A forward pass written into an element of it outside `no_grad()` brings one in.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "fresh[1] += self.policy(x).sum()"), "baseline") == graph.YES
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "fresh.add_(self.policy(x))"), "baseline") == graph.YES
+    # The slot that holds the forward pass is the model's output.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "pass").replace("loss, baseline", "baseline, loss"),
+                           "baseline") == graph.YES
+    # Started from a value whose graph the code does not show, the state's is not shown either.
+    assert _fed_back_graph(_BASELINE.replace("WRITE", "pass").replace("baseline = torch.zeros(4)",
+                                                                      "baseline = data.first"),
+                           "baseline") == graph.UNKNOWN

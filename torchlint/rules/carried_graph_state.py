@@ -55,7 +55,11 @@ too), re-initialised each iteration, or computed under
 was given): the name holds the very object passed, not a tensor computed
 from it; nor a name the loop's function calls as a model (`model(x)`) or
 reads the parameters of (`Adam(model.parameters())`): a module carries no
-graph. A detach that runs only every few iterations
+graph. Nor a value whose producer's code (a function of this file, or the
+method of the project's classes the receiver is built from) shows no
+forward pass entering the slot it hands back: a running reward baseline
+filled under `torch.no_grad()` from `torch.zeros(...)` and blended with the
+one handed back in. A detach that runs only every few iterations
 (`if i % k == 0: h = h.detach()`) while backward runs on every one is still
 flagged.
 
@@ -342,6 +346,9 @@ def _fed_back_states(loop: TrainingLoop, names: ModuleNames) -> List[Assignment]
             continue
         if not graph.feeds_itself(update.value, name, names) or graph.cuts(update.definition, names):
             continue  # `mean_path = regularize(x, mean_path)` that returns `path_mean.detach()`: no graph
+        if loop.fed_back_graph(update) not in (None, graph.YES):
+            continue  # the producer's code shows no graph entering what it hands back (a running baseline
+            # filled under `no_grad()`), or does not show one: not a model's output
         if loop.holds_module(name) or dotted_name(loop.handed_back(update.definition)) == name:
             continue  # `model, preds = forward(model, x)`: the module handed back, not a tensor computed from it
         if not loop.iteration.carried(update.point[0], name):

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
@@ -416,13 +417,56 @@ class Functions:
         found = project.carrier(where, name, method)
         return Remote(found[0], found[1], receiver) if found is not None else None
 
-    def _classes_of(self, receiver: str) -> set:
+    def run_by(self, call: cst.Call, caller: Optional[cst.FunctionDef]
+               ) -> Optional[List[Tuple["Functions", cst.FunctionDef]]]:
+        """Every function the code shows `call` may run, with the index of its file: a function of this file
+        (`callee`), or the method of that name of each class of the project whose objects the file binds the
+        receiver to (`self.model = FlowRL(...)` in one branch, `self.model = Flow(...)` in another: the classes
+        that define `reinforce_forward` run it; one without it would raise). None when the receiver may hold
+        something else, or no class defines the method. Unlike `remote`, not only functions that backward."""
+        function = self.callee(call, caller)
+        if function is not None:
+            return [(self, function)]
+        project = self.names.project
+        dotted = dotted_name(call.func)
+        if dotted is None or not isinstance(call.func, cst.Attribute):
+            return None
+        receiver, method = dotted.rsplit(".", 1)
+        values = [value for value in self.names.values_of(receiver)
+                  if not (isinstance(value, cst.Name) and value.value == "None")]  # `self.model = None` until built
+        if project is None:  # a file alone: its own classes only
+            constructors = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
+            classes = {(None, name) for name in constructors
+                       if name is not None and len(self.names.classes.get(name, ())) == 1}
+            if len(classes) != len(constructors):
+                return None
+        else:
+            classes = self._classes_of(receiver, values) if values else set()
+        if not classes or ("", "") in classes:
+            return None
+        found: List[Tuple[Functions, cst.FunctionDef]] = []
+        for where, name in classes:
+            if where is None:
+                method_function = self.method_of_class(name, method)
+                if method_function is not None:
+                    found.append((self, method_function))
+                continue
+            located = _project_class(where, name, project.used)
+            if located is None:
+                return None
+            module, class_name = located
+            method_function = module.functions.method_of_class(class_name, method)
+            if method_function is not None:
+                found.append((module.functions, method_function))
+        return found or None
+
+    def _classes_of(self, receiver: str, values: Optional[List[cst.BaseExpression]] = None) -> set:
         """The classes whose objects the file binds `receiver` to (`loss_scaler = NativeScaler()`), as (file,
         class): the file of the project an imported class is in, None for a class of this file, and ("", "")
         for a value that is no object of a class the code shows. Empty when the file does not bind the name."""
         project = self.names.project
         found = set()
-        for value in self.names.values_of(receiver):
+        for value in self.names.values_of(receiver) if values is None else values:
             constructor = dotted_name(value.func) if isinstance(value, cst.Call) else None
             imported = self.names.imported(constructor) if constructor is not None else None
             located = project.locate(*imported) if imported is not None else None
@@ -555,6 +599,34 @@ class Functions:
                    for inner, via in self.inlined(call, caller))
 
 
+def _project_class(path: str, name: str, used: set, depth: int = 0) -> Optional[Tuple[object, str]]:
+    """The file of the project (`ProjectModule`) that defines the class `name` that `path` binds, following a
+    package's `__init__.py` that imports it again (`from .graphflow_rl import FlowRL`); the files read join
+    `used`. None where it leads out of the project."""
+    from torchlint.project.files import ProjectFiles, load
+
+    module = load(Path(path))
+    if module is None or depth > 3:
+        return None
+    used.add(str(module.path))
+    if isinstance(module.definition(name), cst.ClassDef):
+        return module, name
+    files = ProjectFiles(Path(module.path))
+    imported = module.names.imported(name)
+    if imported is not None:
+        located = files.locate(*imported)
+        return _project_class(located[0], located[1], used, depth + 1) if located is not None else None
+    for statement in module.module.body:  # `from .graphflow_rl import *`
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                source = dotted_name(small.module) if small.module is not None else None
+                located = files.locate(len(small.relative), f"{source}.{name}") if source else None
+                found = _project_class(located[0], name, used, depth + 1) if located is not None else None
+                if found is not None:
+                    return found
+    return None
+
+
 def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
     """The owners of the blocks of an `if` (its `elif`s and `else`), `try` or `with`."""
     if isinstance(statement, cst.If):
@@ -567,7 +639,8 @@ def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 def _interesting(call: cst.Call, names: ModuleNames) -> bool:
     """A backward (not `autograd.grad`, which only returns gradients), a `.step()`, or a `.zero_grad()` (read
-    only for a function of another file: the resets of this file's helpers are `roles.helpers`')."""
+    for a function of another file, and for one that a helper of this file calls in turn: the resets in the
+    body of the helper the loop calls are `roles.helpers`')."""
     backward = roles.classify_backward(call, names)
     if backward is not None:
         return backward[0] != "grad"

@@ -1143,6 +1143,31 @@ class TrainingLoop:
         module, function = found
         return function, module.functions
 
+    def fed_back_graph(self, update: Assignment) -> Optional[str]:
+        """Whether the value `update` (`h = producer(x, h)`) gives its name carries an autograd graph, read in the
+        code of every function the producer may run (`Functions.run_by`, in this file or another of the
+        project): the slot it takes of what they return, followed back through each function's own definitions
+        (`_returned_state`). The parameter the call hands the name itself holds the name's value from before the
+        loop or from an earlier iteration, which is this very value: where nothing else brings a graph in, none
+        ever enters (`moving_baseline` built under `no_grad()` from `torch.zeros(...)`, blended with the
+        `in_baseline` handed back in). None where the producer's code is not shown."""
+        call, definition = update.value, update.definition
+        if self.functions is None or self.names is None or not isinstance(call, cst.Call) or definition is None:
+            return None
+        slot = definition.position if definition.unpacked else ()
+        if slot is None or (definition.unpacked and not slot):
+            return None  # behind a starred target
+        run = self.functions.run_by(call, self.function)
+        if not run:
+            return None
+        before = self.graph_before_loop(update.target)
+        states = []
+        for functions, function in run:
+            carried = {parameter for parameter in parameter_names(function)
+                       if dotted_name(argument_for(call, function, parameter) or cst.Name("_")) == update.target}
+            states.append(_returned_state(functions, function, slot, carried, before))
+        return graph.combine(states)
+
     def returned_graph(self, call: cst.Call, slot: Tuple[int, ...] = (), depth: int = 0) -> Optional[str]:
         """The graph state of what a function of this file returns (the `slot` an unpacking takes), read in its
         own flow: `artist_works()` returning `torch.from_numpy(...)` carries none; None where the call or the
@@ -1767,6 +1792,86 @@ class TrainingLoop:
             elif mode == "on":
                 disabled = None
         return disabled
+
+
+def _returned_state(functions: Functions, function: cst.FunctionDef, slot: Tuple[int, ...], carried: Set[str],
+                    carried_state: str) -> str:
+    """The graph state of the `slot` of what `function` returns, read in its own flow with its file's names:
+    `carried`, the parameters the loop hands the state itself back in, have `carried_state`; `self` none;
+    any other parameter, a name the function does not bind, a call it cannot read: unknown. A write into an
+    element of a name (`buf[i] += r`, `buf[i].copy_(r)`) outside `no_grad()` brings in what it writes."""
+    names = functions.names
+    flow = functions.flow(function)
+    writes: Dict[str, List[Tuple[cst.BaseExpression, int]]] = {}
+    for node in flow.graph.nodes:
+        if node.syntax is None or _grad_off(node.contexts, names):
+            continue
+        for target, value in _element_writes(node.syntax):
+            writes.setdefault(target, []).append((value, node.index))
+    known: Dict[Tuple[str, int], str] = {}
+
+    def state_of(name: str, node: int, depth: int) -> str:
+        key = (name, node)
+        if key in known:
+            return known[key]
+        known[key] = graph.NO  # a cycle through a loop of the function adds nothing new
+        states = [graph.UNKNOWN] if depth > 16 else []
+        definitions = flow.reaching(node, name) if depth <= 16 else []
+        if not definitions and depth <= 16:
+            states.append(graph.UNKNOWN)  # bound elsewhere: an attribute, a global
+        for definition in definitions:
+            def earlier(other: str, at: int = definition.node) -> str:
+                return state_of(other, at, depth + 1)
+            if definition.kind == "parameter":
+                states.append(carried_state if name in carried else graph.NO if name in ("self", "cls")
+                              else graph.UNKNOWN)
+            elif definition.kind == "del" or graph.cuts(definition, names):
+                states.append(graph.NO)
+            elif definition.kind in ("assign", "augmented"):
+                if _grad_off(flow.graph.nodes[definition.node].contexts, names):
+                    states.append(graph.NO)  # computed under `torch.no_grad()`
+                    continue
+                states.append(graph.graph_state(definition.value, names, earlier))
+                if definition.kind == "augmented":
+                    states.append(state_of(name, definition.node, depth + 1))
+            else:
+                states.append(graph.UNKNOWN)  # a loop's target, an import, a `with` target
+        for value, at in writes.get(name, ()):
+            states.append(graph.graph_state(value, names, lambda other, at=at: state_of(other, at, depth + 1)))
+        known[key] = graph.combine(states)
+        return known[key]
+
+    states = []
+    for returned, node in functions.returns(function):
+        part = slot_of(returned, slot)
+        if part is None:
+            return graph.UNKNOWN
+        states.append(graph.graph_state(part, names, lambda other, node=node: state_of(other, node, 0)))
+    return graph.combine(states) if states else graph.UNKNOWN
+
+
+def _element_writes(syntax: cst.CSTNode) -> Iterator[Tuple[str, cst.BaseExpression]]:
+    """The names a statement writes into in place, with what it writes: `buf[i] = v`, `buf[i][1] += v`,
+    `buf.add_(v)`, `buf[i].copy_(v)`."""
+    if isinstance(syntax, (cst.Assign, cst.AugAssign)):
+        targets = [target.target for target in syntax.targets] if isinstance(syntax, cst.Assign) else [syntax.target]
+        for target in targets:
+            if isinstance(target, cst.Subscript):
+                while isinstance(target, cst.Subscript):
+                    target = target.value
+                name = dotted_name(target)
+                if name is not None:
+                    yield name, syntax.value
+    elif isinstance(syntax, cst.Expr) and isinstance(syntax.value, cst.Call):
+        func = syntax.value.func
+        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.startswith("_"):
+            receiver = func.value
+            while isinstance(receiver, cst.Subscript):
+                receiver = receiver.value
+            name = dotted_name(receiver)
+            for arg in syntax.value.args:
+                if name is not None:
+                    yield name, arg.value
 
 
 def _grad_off(contexts: Sequence[cst.BaseExpression], names: ModuleNames) -> bool:

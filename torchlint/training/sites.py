@@ -356,8 +356,8 @@ class SiteCollector:
         for inner, via in self.functions().inlined(call, self.function):
             func = inner.call.func
             resets = isinstance(func, cst.Attribute) and func.attr.value == "zero_grad"
-            if resets and not remote:
-                continue  # a helper of this file that resets: `_helper`'s
+            if resets and not remote and via.direct:
+                continue  # a reset in the body of a helper of this file that the loop calls: `_helper`'s
             found = True
             names = via.names(self.names)
             here = {**common, "via": via}
@@ -368,7 +368,10 @@ class SiteCollector:
                 test, holds = via.condition
                 here["guards"] = common["guards"] + (Guard(test, not holds, call, at=common["point"][0]),)
             own = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-            if resets:  # `self.optimizer.zero_grad()` in the object's method: the loop's `trainer.optimizer`'s reset
+            if resets:
+                # `self.optimizer.zero_grad()` in the object's method: the loop's `trainer.optimizer`'s reset; in a
+                # function the loop's helper calls in turn (`self.optimizer_backward(self.cri_optimizer, obj)`,
+                # whose body runs `optimizer.zero_grad()`), the reset of what the helper passes it
                 self.found.resets.append(ResetSite(self._next(), node, target=via.rename(own) or "", **here))
                 continue
             backward = roles.classify_backward(inner.call, names)
@@ -438,16 +441,33 @@ class SiteCollector:
 
     def _helper(self, callee: Optional[str]) -> Tuple[bool, bool, bool]:
         """What the functions of this file that `callee` may run do to gradients: (they reset, one always
-        resets, they rescale)."""
+        resets, they rescale). A reset in a function of this file that one of them calls in turn may run too
+        (`self.optimizer_backward(optimizer, loss)` resetting `optimizer` under a condition of its own); one it
+        runs on every call is a site of its own (`_inline`)."""
         known = self._helper_work.get(callee or "")
         if known is None:
             functions = roles.helpers(callee, self.names, self.function)
             work = [roles.GradWork(function.body, self.names) for function in functions]
+            deeper = [roles.GradWork(inner.body, self.names) for inner in self._called_by(functions)]
             known = self._helper_work[callee or ""] = (
-                any(done.resets for done in work),
+                any(done.resets for done in work + deeper),
                 any(roles.resets_unconditionally(block_of(function), self.names) for function in functions),
                 any(done.scales for done in work))
         return known
+
+    def _called_by(self, functions: List[cst.FunctionDef]) -> List[cst.FunctionDef]:
+        """The functions of this file that `functions` call, themselves and the loop's function excluded."""
+        if self.functions is None:
+            return []
+        index = self.functions()
+        found: Dict[int, cst.FunctionDef] = {}
+        for function in functions:
+            for call in calls_in(function.body):
+                inner = index.callee(call, function)
+                if inner is not None and inner is not function and inner is not self.function \
+                        and all(inner is not outer for outer in functions):
+                    found[id(inner)] = inner
+        return list(found.values())
 
 
 def _reads_bound(expression: cst.BaseExpression, bound) -> bool:

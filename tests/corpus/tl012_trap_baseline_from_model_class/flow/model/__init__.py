@@ -1,0 +1,2 @@
+from .policy import *
+from .pretrain import *
