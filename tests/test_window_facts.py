@@ -731,7 +731,8 @@ def test_a_window_counter_lines_up_with_the_micro_batch_counter_only_when_both_s
     ('config.update(bs=64)\n            ', 'config = {"bs": 16}\n            train(model, opt, config)', None),
     ('config["bs"] *= 4\n            ', 'config = {"bs": 16}\n            train(model, opt, config)', None),
 ])
-def test_a_count_computed_from_what_the_caller_fixes(prelude, caller, known):
+@pytest.mark.parametrize("spelling", ["bs // MAX_BS", "max(1, bs // MAX_BS)", "min(bs // MAX_BS, 8)"])
+def test_a_count_computed_from_what_the_caller_fixes(prelude, caller, known, spelling):
     loop = _loop(f"""
         MAX_BS = 16
 
@@ -739,7 +740,7 @@ def test_a_count_computed_from_what_the_caller_fixes(prelude, caller, known):
             {prelude}bs = int(config["bs"])
             accum = 1
             if bs > MAX_BS:
-                accum = bs // MAX_BS
+                accum = {spelling}
                 bs = MAX_BS
             loader = make_loader(bs)
             for i, (x, y) in enumerate(loader):

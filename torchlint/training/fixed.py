@@ -4,7 +4,8 @@ A count may be computed rather than written down: `batch_size = int(config["batc
 `accum = 1` and, only `if batch_size > MAX_BATCH:`, `accum = batch_size // MAX_BATCH`, where the one
 call of the function passes `config = {"batch_size": 16, ...}` and `MAX_BATCH = 16`. Every value the
 name may hold is then known: here only 1. `fixed_numbers` answers with every number a local may stand
-for, or None when any assignment, argument or key is not a number the file spells out.
+for (through `int()`, `+ - * //`, `max`/`min`), or None when any assignment, argument or key is not a
+number the file spells out.
 
 It reads every assignment of the name in its function, whatever the path (a superset of those that
 reach a given point, so a branch never taken only adds values); a dict parameter is read where the
@@ -15,6 +16,7 @@ used only to be passed.
 
 from __future__ import annotations
 
+import itertools
 from typing import FrozenSet, List, Optional, Sequence, Set
 
 import libcst as cst
@@ -37,6 +39,9 @@ def fixed_numbers(value: cst.BaseExpression, function: cst.FunctionDef, names: M
     if isinstance(value, cst.Call) and dotted_name(value.func) == "int" and len(value.args) == 1 \
             and not value.args[0].star and value.args[0].keyword is None:
         return fixed_numbers(value.args[0].value, function, names, functions, depth + 1)
+    if isinstance(value, cst.Call) and dotted_name(value.func) in ("max", "min") and len(value.args) >= 2 \
+            and not any(arg.star or arg.keyword is not None for arg in value.args):
+        return _extreme(value, function, names, functions, depth)
     if isinstance(value, cst.BinaryOperation):
         return _arithmetic(value, function, names, functions, depth)
     if isinstance(value, cst.Name):
@@ -66,6 +71,19 @@ def _arithmetic(value: cst.BinaryOperation, function: cst.FunctionDef, names: Mo
             else:
                 return None
     return frozenset(found)
+
+
+def _extreme(value: cst.Call, function: cst.FunctionDef, names: ModuleNames, functions: Functions,
+             depth: int) -> Optional[FrozenSet[int]]:
+    """`max(1, bs // MAX_BS)`: each choice of the arguments' values, its largest (or smallest)."""
+    choices: List[FrozenSet[int]] = []
+    for arg in value.args:
+        numbers = fixed_numbers(arg.value, function, names, functions, depth + 1)
+        if numbers is None:
+            return None
+        choices.append(numbers)
+    pick = max if dotted_name(value.func) == "max" else min
+    return frozenset(pick(combination) for combination in itertools.product(*choices))
 
 
 def _name_numbers(name: str, function: cst.FunctionDef, names: ModuleNames, functions: Functions,
