@@ -728,6 +728,8 @@ def test_a_window_counter_lines_up_with_the_micro_batch_counter_only_when_both_s
     ("", 'config = {"bs": 16}\n            tweak(config)\n            train(model, opt, config)', None),
     ("", 'config = {"bs": 16, **extra}\n            train(model, opt, config)', None),
     ("", 'config = {"bs": 16}\n            train(model, opt, config)\n            train(model, opt, other)', None),
+    ("", 'config = {"bs": 16}\n            train(model, opt, config)\n            train(model, opt, config)', None),
+    ("", 'config = {"bs": 16}\n            for _ in range(2):\n                train(model, opt, config)', None),
     ('config.update(bs=64)\n            ', 'config = {"bs": 16}\n            train(model, opt, config)', None),
     ('config["bs"] *= 4\n            ', 'config = {"bs": 16}\n            train(model, opt, config)', None),
 ])

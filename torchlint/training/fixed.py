@@ -164,7 +164,7 @@ def _entry(literal: cst.Dict, key: str) -> Optional[cst.BaseExpression]:
 def _dict_bound_once(passed: cst.BaseExpression, caller: Optional[cst.FunctionDef],
                      passings: Sequence[Passing], functions: Functions) -> Optional[cst.Dict]:
     """The dict literal a caller's local holds when it only binds it once and only passes it to the
-    function (`passings`)."""
+    function (`passings`), once, outside any loop."""
     if caller is None or not isinstance(passed, cst.Name) or passed.value in parameter_names(caller):
         return None
     definitions = [d for d in functions.flow(caller).graph.definitions if d.name == passed.value]
@@ -172,16 +172,22 @@ def _dict_bound_once(passed: cst.BaseExpression, caller: Optional[cst.FunctionDe
             or not isinstance(definitions[0].value, cst.Dict):
         return None
     passed_on = {id(arg) for passing in passings for arg in passing.arguments}
+    passes = []
     for parent, child in _uses(caller.body, passed.value):
-        if isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Arg) and id(parent) in passed_on:
-            continue
-        return None  # read or changed some other way (`config.update(...)`, `config["k"] = v`)
+        if isinstance(parent, cst.Arg) and id(parent) in passed_on:
+            passes.append(parent)
+        elif not isinstance(parent, cst.AssignTarget):
+            return None  # read or changed some other way (`config.update(...)`, `config["k"] = v`)
+    loops = [node for node in preorder(caller.body) if isinstance(node, (cst.For, cst.While))]
+    if len(passes) != 1 or any(part is passes[0] for loop in loops for part in preorder(loop)):
+        return None  # the same dict handed over again: the function may have changed it the first time
     return definitions[0].value
 
 
 def _only_read_before(function: cst.FunctionDef, parameter: str, read: cst.Subscript) -> bool:
-    """In `function`, `parameter` is only read by key (`config["lr"]`) up to the top-level statement that
-    holds `read`, which no loop repeats; what comes after cannot change the value `read` gives."""
+    """In `function`, `parameter` is only read by key (`config["lr"]`) up to and in the top-level statement
+    that holds `read`: what comes after cannot change the value `read` gives (in this call; the dict is
+    handed over once, `_dict_bound_once`)."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
     holding = next((i for i, statement in enumerate(body) if any(n is read for n in preorder(statement))), None)
     if holding is None:
