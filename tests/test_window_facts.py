@@ -799,3 +799,42 @@ def test_the_training_step_a_trainer_subclass_inherits_is_hugging_faces_unless_o
         "training_step") else "file"
     assert found == runs
     assert functions.has_work(call, train) == (runs == "framework")
+
+
+@pytest.mark.parametrize("prelude, caller, known", [
+    ("", 'config = {"lr": 0.1, "bs": 16}\n            train(model, opt, config)', 1),
+    ("", 'config = {"lr": 0.1, "bs": 64}\n            train(model, opt, config)', None),  # 1 or 4: every assignment counts
+    ("", 'train(model, opt, {"bs": 16})', 1),
+    ("", 'train(model, opt, {"bs": 16})\n            train(model, opt, {"bs": 32})', None),  # 1 or 2
+    ("", 'train(model, opt, {"bs": 16})\n            train(model, opt, {"bs": 17})', 1),  # 17 // 16 is 1 too
+    ("", 'config = {"bs": 16}\n            config["bs"] = 64\n            train(model, opt, config)', None),
+    ("", 'config = {"bs": 16}\n            tweak(config)\n            train(model, opt, config)', None),
+    ("", 'config = {"bs": 16, **extra}\n            train(model, opt, config)', None),
+    ("", 'config = {"bs": 16}\n            train(model, opt, config)\n            train(model, opt, other)', None),
+    ("", 'config = {"bs": 16}\n            train(model, opt, config)\n            train(model, opt, config)', None),
+    ("", 'config = {"bs": 16}\n            for _ in range(2):\n                train(model, opt, config)', None),
+    ('config.update(bs=64)\n            ', 'config = {"bs": 16}\n            train(model, opt, config)', None),
+    ('config["bs"] *= 4\n            ', 'config = {"bs": 16}\n            train(model, opt, config)', None),
+])
+@pytest.mark.parametrize("spelling", ["bs // MAX_BS", "max(1, bs // MAX_BS)", "min(bs // MAX_BS, 8)"])
+def test_a_count_computed_from_what_the_caller_fixes(prelude, caller, known, spelling):
+    loop = _loop(f"""
+        MAX_BS = 16
+
+        def train(model, opt, config):
+            {prelude}bs = int(config["bs"])
+            accum = 1
+            if bs > MAX_BS:
+                accum = {spelling}
+                bs = MAX_BS
+            loader = make_loader(bs)
+            for i, (x, y) in enumerate(loader):
+                (model(x).loss / accum).backward()
+                if i % accum == 0:
+                    opt.step()
+                    opt.zero_grad()
+
+        def main(model, opt, other):
+            {caller}
+        """)
+    assert loop.count_value(cst.Name("accum")) == known

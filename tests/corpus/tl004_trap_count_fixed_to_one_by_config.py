@@ -1,0 +1,41 @@
+"""An Accelerate example's loop: `step % gradient_accumulation_steps == 0` would step after the first
+micro-batch, but the count is only raised above 1 when `batch_size` exceeds `MAX_GPU_BATCH_SIZE`, and the
+one call passes `config = {"batch_size": 16}`: the count is always 1, every micro-batch steps, no
+window is shifted and none is left over."""
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from transformers import AutoModelForSequenceClassification
+
+MAX_GPU_BATCH_SIZE = 16
+
+
+def training_function(config, args):
+    lr = config["lr"]
+    num_epochs = int(config["num_epochs"])
+    batch_size = int(config["batch_size"])
+
+    gradient_accumulation_steps = 1
+    if batch_size > MAX_GPU_BATCH_SIZE and not args.cpu:
+        gradient_accumulation_steps = batch_size // MAX_GPU_BATCH_SIZE
+        batch_size = MAX_GPU_BATCH_SIZE
+
+    dataset = TensorDataset(torch.randint(0, 100, (100, 8)), torch.randint(0, 2, (100,)))
+    loader = DataLoader(dataset, batch_size=batch_size, shuffle=True)
+    model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    print(config)
+
+    for epoch in range(num_epochs):
+        model.train()
+        for step, (input_ids, labels) in enumerate(loader):
+            loss = model(input_ids=input_ids, labels=labels).loss
+            loss = loss / gradient_accumulation_steps
+            loss.backward()
+            if step % gradient_accumulation_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+
+
+def main(args):
+    config = {"lr": 2e-5, "num_epochs": 3, "seed": 42, "batch_size": 16}
+    training_function(config, args)
