@@ -569,13 +569,7 @@ def _selected(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int)
         func = node.func
         return isinstance(func, cst.Attribute) and func.attr.value in _PASSING and loop.names.callee(node) is None \
             and _selected(loop, func.value, at, depth + 1)
-    name = dotted_name(node)
-    if name is None:
-        return False
-    definitions = loop.reaching(name, at)
-    return bool(definitions) and all(
-        d.kind == "assign" and not d.unpacked and d.value is not None and _selected(loop, d.value, d.node, depth + 1)
-        for d in definitions)
+    return _every_assignment(loop, node, at, depth, _selected)
 
 
 def _data_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int, shown: bool = False) -> bool:
@@ -714,13 +708,7 @@ def _mask_count(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: in
             if func.attr.value in _PASSING:
                 return _mask_count(loop, func.value, at, depth + 1)
         return qualified in ("torch.sum", "torch.count_nonzero") and _whole(node, 1)
-    name = dotted_name(node)
-    if name is None:
-        return False
-    definitions = loop.reaching(name, at)
-    return bool(definitions) and all(
-        d.kind == "assign" and not d.unpacked and d.value is not None and _mask_count(loop, d.value, d.node, depth + 1)
-        for d in definitions)
+    return _every_assignment(loop, node, at, depth, _mask_count)
 
 
 def _language_model(loop: TrainingLoop, outputs: cst.BaseExpression, at: int, names: ModuleNames) -> Optional[str]:
@@ -775,3 +763,15 @@ def _timeline(loop: TrainingLoop, step: StepSite, check: AccumulationCheck) -> O
     return run.lines(f"each micro-batch's summed loss divided by its window's token count, so each step applies "
                      f"the window's token mean (divided by {run.count}: every micro-batch weighs 1/{run.count} of "
                      f"it, whatever its tokens)")
+
+
+def _every_assignment(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int, test) -> bool:
+    """`node` is a name whose every definition reaching `at` is a plain assignment of a value that passes `test`
+    (`test(loop, value, its node, depth + 1)`)."""
+    name = dotted_name(node)
+    if name is None:
+        return False
+    definitions = loop.reaching(name, at)
+    return bool(definitions) and all(
+        d.kind == "assign" and not d.unpacked and d.value is not None and test(loop, d.value, d.node, depth + 1)
+        for d in definitions)
