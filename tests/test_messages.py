@@ -66,3 +66,9 @@ def test_a_ddp_wrap_in_the_function_around_an_engine_update_says_where_and_when(
     (finding,) = _findings("tl016_bug_engine_update_closure_ddp.py", "TL016")
     assert "wrapped in `DistributedDataParallel` by `train()` (line 12) when `args.distributed` is set" \
         in finding.message
+
+
+def test_a_short_epoch_flush_condition_is_quoted_on_one_line_and_an_inherited_backward_named_once() -> None:
+    (finding,) = _findings("tl010_bug_hf_trainer_copied_loop_short_epoch_flush.py", "TL010")
+    assert "\n" not in finding.message and "#" not in finding.message
+    assert finding.message.count("runs the backward") == 1

@@ -276,7 +276,9 @@ class FileContext:
                     if step not in done:
                         done.append(step)
             callee = self.code(via.call.func)
-            texts.append(f"`{callee}()` runs {' and '.join(done)} ({self._where(via)})")
+            text = f"`{callee}()` runs {' and '.join(done)} ({self._where(via)})"
+            if text not in texts:  # the same call on both branches of an `if` (a `no_sync()` one and the other)
+                texts.append(text)
         return texts
 
     def _where(self, via) -> str:

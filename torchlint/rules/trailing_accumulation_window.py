@@ -175,7 +175,7 @@ class TrailingAccumulationWindow(Rule):
                 if first == SINCE:
                     waits = "skips the step until" if check.negated else "steps once"
                     message = (
-                        f"`{context.code(condition)}` {waits} `{count}` micro-batches have run since the last "
+                        f"`{context.quote(condition)}` {waits} `{count}` micro-batches have run since the last "
                         f"step, and {after}: when the number of "
                         f"micro-batches is not a multiple of `{count}`, those after the loop's last step are not "
                         f"applied{fate}."
@@ -186,14 +186,14 @@ class TrailingAccumulationWindow(Rule):
                     if not check.negated and len(_end_tests(loop, condition, check)) < len(_disjuncts(condition)):
                         blocks = "does not hold, in an epoch longer than one window,"
                     message = (
-                        f"`{context.code(condition)}` {blocks} on the last micro-batch, and {after}: "
+                        f"`{context.quote(condition)}` {blocks} on the last micro-batch, and {after}: "
                         f"when the number of micro-batches is not a "
                         f"multiple of `{count}`, the last window's gradients are never applied{fate}."
                     )
                 else:
                     when = "at the start of each window" if first == 0 else "one micro-batch before each window ends"
                     message = (
-                        f"`{context.code(condition)}` steps {when} of `{count}`, not at its end, and {after}: "
+                        f"`{context.quote(condition)}` steps {when} of `{count}`, not at its end, and {after}: "
                         f"the micro-batches after the loop's last "
                         f"step are never applied{fate}."
                     )
