@@ -30,7 +30,6 @@ from torchlint.names import (
 )
 from torchlint.training import frameworks, graph, nodes, roles, windows
 from torchlint.training.calls import Functions, Scope, Via, argument_for, default_of, parameter_names
-from torchlint.training.fixed import fixed_numbers
 from torchlint.training.nodes import GraphNodes, Region
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
@@ -975,15 +974,7 @@ class TrainingLoop:
         name = dotted_name(node)
         if value is None and name is not None and depth < 3:
             known = self.known_value(name)
-            if known is not None:
-                return self.count_value(known, depth + 1)
-        if value is None and isinstance(node, cst.Name) and self.function is not None and self.names is not None \
-                and self.functions is not None:
-            # computed from what the callers fix: `accum = batch_size // MAX_BATCH` under
-            # `if batch_size > MAX_BATCH:` with `batch_size = int(config["batch_size"])`, `config = {"batch_size": 16}`
-            fixed = self._remember(("fixed", node.value), lambda: fixed_numbers(node, self.function, self.names,
-                                                                                 self.functions))
-            return next(iter(fixed)) if fixed is not None and len(fixed) == 1 else None
+            return self.count_value(known, depth + 1) if known is not None else None
         return value
 
     def count_values(self, node: cst.BaseExpression) -> Optional[FrozenSet[int]]:
