@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import re
 import symtable
+import warnings
 from typing import Callable, FrozenSet, List, Optional, Sequence, Union
 
 import libcst as cst
@@ -167,7 +168,9 @@ def bound_only_in_functions(source: str) -> FrozenSet[str]:
     if _UNSPELLED_BINDING.search(source):
         return frozenset()
     try:
-        top = symtable.symtable(source, "<module>", "exec")
+        with warnings.catch_warnings():  # compiling warns of what the linted code does (`"\d"`): not ours to print
+            warnings.simplefilter("ignore")
+            top = symtable.symtable(source, "<module>", "exec")
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return frozenset()
     bound = {symbol.get_name() for symbol in top.get_symbols()
