@@ -158,6 +158,10 @@ _UNSPELLED_BINDING = re.compile(r"\bimport\s*\*|(?<![\w.])(?:globals|vars|exec|e
                                 r"\bsys\.modules\b|\bget_ipython\b")
 
 
+# An import that may sit in a function: indented, or after a `;` or a `:` (`def f(): import amp`).
+_INDENTED_IMPORT = re.compile(r"(?:^[ \t]+|[;:][ \t]*)(?:from[ \t]+\S+[ \t]+)?import\b", re.MULTILINE)
+
+
 def bound_only_in_functions(source: str) -> FrozenSet[str]:
     """Names the module imports only as locals of its functions (`from apex import amp` inside `__init__`), and
     binds nowhere else: not at its top level, in a class body or as another function's local, nor declared
@@ -165,8 +169,8 @@ def bound_only_in_functions(source: str) -> FrozenSet[str]:
     function, they raise NameError (a module meant to be global, imported where only one function sees it). Empty when the module may bind
     names in ways its statements do not spell (a star import, `globals()`, `exec`, `sys.modules`, IPython) or when
     it does not compile."""
-    if _UNSPELLED_BINDING.search(source):
-        return frozenset()
+    if _INDENTED_IMPORT.search(source) is None or _UNSPELLED_BINDING.search(source):
+        return frozenset()  # no import inside a block: nothing to find, and no compile
     try:
         with warnings.catch_warnings():  # compiling warns of what the linted code does (`"\d"`): not ours to print
             warnings.simplefilter("ignore")

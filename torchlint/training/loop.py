@@ -2010,8 +2010,16 @@ class _LoopFinder:
         self.loops: List[TrainingLoop] = []
         self._flows: Dict[int, FunctionFlow] = {}
         self._updates: Dict[int, str] = {**windowed_methods(module, names), **update_functions(module, names, source)}
-        # names only other functions bind: a statement reading one raises NameError (`amp` imported in `__init__`)
-        self.unbound = scopes.bound_only_in_functions(source) if source is not None else frozenset()
+        self._source = source
+        self._unbound: Optional[FrozenSet[str]] = None
+
+    @property
+    def unbound(self) -> FrozenSet[str]:
+        """Names only other functions bind: a statement reading one raises NameError (`amp` imported in
+        `__init__`). Read once, when a graph is first built."""
+        if self._unbound is None:
+            self._unbound = scopes.bound_only_in_functions(self._source) if self._source is not None else frozenset()
+        return self._unbound
 
     def walk(self, statements: Block, chain: Tuple[Tuple[Block, int], ...], function: Optional[cst.FunctionDef],
              class_def: Optional[cst.ClassDef], owner: cst.CSTNode, top: Optional[cst.CSTNode] = None) -> None:
