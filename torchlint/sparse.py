@@ -177,7 +177,8 @@ def _builds_module(function: ast.stmt) -> bool:
 
 def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
     """(last part of each name bound to a call of a plain name -> those names, class name -> its definitions).
-    A class's loader counts as a call of it: `model = Ner.from_pretrained(path)` (training.forward)."""
+    A class's loader counts as a call of it: `model = Ner.from_pretrained(path)` (training.forward), and so does
+    the object moved: `model = Net().to(device)`."""
     bound: dict = {}
     classes: dict = {}
     pending: List[ast.stmt] = list(tree.body)
@@ -188,6 +189,9 @@ def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
             classes.setdefault(node.name, []).append(node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
             func = node.value.func
+            while isinstance(func, ast.Attribute) and func.attr in SAME_MODULE_METHODS \
+                    and isinstance(func.value, ast.Call):
+                func = func.value.func  # `Net().to(device)`, `Net().cuda()`: an object of `Net` all the same
             if isinstance(func, ast.Attribute) and func.attr in LOADERS:
                 func = func.value
             if not isinstance(func, ast.Name):

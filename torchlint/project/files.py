@@ -19,8 +19,8 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from torchlint.names import ModuleNames
-from torchlint.wrappers import SAME_MODULE_METHODS
+from torchlint.names import ModuleNames, dotted_name
+from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
 from torchlint.project.imports import Lookup, module_file
 from torchlint.project.pins import TorchPin, torch_pin
 from torchlint.project.index import (
@@ -81,6 +81,7 @@ class ProjectFiles:
         self.lookup = Lookup()
         self._handed: Dict[Tuple[str, str, str], Optional[Tuple[ProjectModule, cst.FunctionDef]]] = {}
         self._wrapped: Dict[tuple, Optional[Wrapping]] = {}
+        self._classes: Dict[Tuple[str, str], Optional[List[Tuple[str, str]]]] = {}
         self._callers: Dict[str, Optional[List[Tuple[str, CallSummary]]]] = {}
         self._handed_as_of = changes()
 
@@ -99,6 +100,7 @@ class ProjectFiles:
         """A file of the project changed since the answers were kept (an edit in the editor): they may differ."""
         if self._handed_as_of != changes():
             self._handed.clear()
+            self._classes.clear()
             self._wrapped.clear()
             self._callers.clear()
             self._handed_as_of = changes()
@@ -211,6 +213,62 @@ class ProjectFiles:
         path, name = classes.pop()
         return self.carrier(path, name, method)
 
+    def handed_classes(self, function: cst.FunctionDef, parameter: str) -> Optional[List[Tuple[str, str]]]:
+        """(file, class) of the project's classes whose objects every call of the importer's top-level `function`
+        in the project passes for `parameter`: `main.py` builds `model = MetaModel(...)` (moved, `.cuda()`, or
+        wrapped, `model = DDP(model)`, `model = FSDP(model)`: the same module) and calls `train_one_epoch(model,
+        ...)`. None when no call is found, the function is handed on as a value, a call passes something else
+        or nothing (a default, `*args`), or a value is not an object of a class the project defines (a
+        library's model, a factory's result, a parameter of the caller). Every file read is one the facts
+        rest on."""
+        key = (function.name.value, parameter)
+        self._forget_if_changed()
+        if key not in self._classes:
+            self._classes[key] = self._handed_classes(function, parameter)
+        return self._classes[key]
+
+    def _handed_classes(self, function: cst.FunctionDef, parameter: str) -> Optional[List[Tuple[str, str]]]:
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if parameter not in positional + [p.name.value for p in params.kwonly_params]:
+            return None
+        index = self.index
+        importer = os.path.abspath(str(self.importer))
+        name = function.name.value
+        if name not in self._callers:
+            self._callers[name] = index.callers(importer, name)
+        callers = self._callers[name]
+        if not callers or index.passed_as_value(importer, name):
+            return None
+        classes: Set[Tuple[str, str]] = set()
+        for path, call in callers:
+            self.used.add(path)
+            argument = _passed(call, parameter, positional)
+            summary = file_summary(path)
+            if call.open_ended or argument is None or summary is None:
+                return None
+            values = (argument.built,) if argument.built is not None else (
+                summary.values_of(call.scope, argument.name) if argument.name is not None else ())
+            built = False
+            for value in values:
+                if value is None:
+                    return None  # a parameter of the caller, a loop's target, an unpacking: not shown
+                head, _, last = value.rpartition(".")
+                if last in MODULE_WRAPPERS or last in HANDING_BACK or (
+                        head == argument.name and last in SAME_MODULE_METHODS):
+                    continue  # `DDP(model)`, `model.cuda()`: the module the name's other bindings build
+                if last in LOADERS and head:
+                    value = head  # `Net.from_pretrained(path)` builds a `Net`
+                resolved = index.resolve(path, summary, value)
+                target = file_summary(resolved[0]) if resolved is not None else None
+                if target is None or resolved[1] not in target.classes:
+                    return None  # a library's class, or a function of the project (a factory)
+                classes.add(resolved)
+                built = True
+            if not built:
+                return None
+        return sorted(classes) or None
+
     def wrapped_by_callers(self, function: cst.FunctionDef, parameter: str, wrappers: FrozenSet[str],
                            needed: Optional[str] = None) -> Optional[Wrapping]:
         """Where the callers of the importer's top-level `function` wrap what they pass for `parameter` in one of
@@ -306,30 +364,64 @@ class ProjectFiles:
         callees = {site.value for sites in (summary.sites or {}).values() for site in sites if site.value}
         return any(self._factory_file(path, summary, callee, wrappers) is not None for callee in callees)
 
-    def definition(self, level: int, dotted: str) -> Optional[Tuple[ProjectModule, Definition]]:
-        """The function or class an imported name leads to (`names.imported`), in a file of the project;
-        None for a name of an installed package or one the file does not define."""
-        parts = dotted.split(".")
-        for split in range(len(parts) - 1, 0, -1):  # the longest module path that is a file
-            path = module_file(self.importer, ".".join(parts[:split]), level, self.lookup)
-            if path is None:
-                continue
+    def definition(self, level: int, dotted: str, via: Optional[List[str]] = None
+                   ) -> Optional[Tuple[ProjectModule, Definition]]:
+        """The function or class an imported name leads to (`names.imported`), in a file of the project,
+        also through a module that only imports it again (a package's `__init__.py`: `from .model import Net`,
+        `from .model import *`); None for a name of an installed package or one the files do not define.
+        `via` collects the files passed through."""
+        importer = self.importer
+        for _ in range(4):
+            parts = dotted.split(".")
+            for split in range(len(parts) - 1, 0, -1):  # the longest module path that is a file
+                path = module_file(importer, ".".join(parts[:split]), level, self.lookup)
+                if path is not None:
+                    break
+            else:
+                return None
             module = load(path)
             if module is None:
                 return None
-            found = module.definition(".".join(parts[split:]))
-            return (module, found) if found is not None else None
+            rest = ".".join(parts[split:])
+            found = module.definition(rest)
+            if found is not None:
+                return module, found
+            head, _, tail = rest.partition(".")
+            again = module.names.imported(head) or _star_source(module, head, importer=path, lookup=self.lookup)
+            if again is None:
+                return None
+            if via is not None:
+                via.append(str(module.path))
+            level, dotted = again[0], again[1] + (f".{tail}" if tail else "")
+            importer = path
         return None
 
     def read_definition(self, target: Optional[Tuple[int, str]], used: Optional[Set[str]] = None
                         ) -> Optional[Tuple[ProjectModule, Definition]]:
-        """`definition` of an imported name (`names.imported`'s answer; None reads nothing), recording the file
-        it lives in among those the linted file's facts rest on: `used`, or this importer's own when the
-        importer is the linted file."""
-        found = self.definition(*target) if target is not None else None
+        """`definition` of an imported name (`names.imported`'s answer; None reads nothing), recording the files
+        it lives in and passes through among those the linted file's facts rest on: `used`, or this importer's
+        own when the importer is the linted file."""
+        via: List[str] = []
+        found = self.definition(*target, via=via) if target is not None else None
         if found is not None:
-            (self.used if used is None else used).add(str(found[0].path))
+            (self.used if used is None else used).update(via + [str(found[0].path)])
         return found
+
+
+def _star_source(module: ProjectModule, name: str, importer: Path, lookup: Lookup) -> Optional[Tuple[int, str]]:
+    """`(level, source.name)` for a `from .source import *` of `module` whose file of the project defines
+    `name` at its top level: the import `name` comes in by."""
+    for statement in module.module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.ImportFrom) or not isinstance(small.names, cst.ImportStar) \
+                    or small.module is None:
+                continue
+            source = dotted_name(small.module)
+            path = module_file(importer, source, len(small.relative), lookup) if source else None
+            other = load(path) if path is not None else None
+            if other is not None and other.definition(name) is not None:
+                return len(small.relative), f"{source}.{name}"
+    return None
 
 
 def _wraps_somewhere(summary: Optional[FileSummary], wrappers: FrozenSet[str]) -> bool:

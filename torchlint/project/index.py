@@ -43,6 +43,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from torchlint.collector import collector_paused
 from torchlint.project.imports import Lookup, module_file
+from torchlint.wrappers import SAME_MODULE_METHODS
 
 # How many folders above a file its repository's root (`.git`) is looked for.
 _ROOT_LEVELS = 6
@@ -365,7 +366,11 @@ def _dotted(node: ast.AST) -> Optional[str]:
 
 
 def _built(value: ast.AST) -> Optional[str]:
-    """The dotted callee of `Name(...)`, the value a binding holds when it is built by a call; else None."""
+    """The dotted callee of `Name(...)`, the value a binding holds when it is built by a call; else None. A
+    module moved as it is built is the one built: `Net(...).to(device)`, `Net(...).cuda()` give `Net`."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in SAME_MODULE_METHODS and isinstance(value.func.value, ast.Call):
+        value = value.func.value
     return _dotted(value.func) if isinstance(value, ast.Call) else None
 
 

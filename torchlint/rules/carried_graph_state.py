@@ -55,13 +55,20 @@ too), re-initialised each iteration, or computed under
 was given): the name holds the very object passed, not a tensor computed
 from it; nor a name the loop's function calls as a model (`model(x)`) or
 reads the parameters of (`Adam(model.parameters())`): a module carries no
-graph. Nor a value whose producer's code (a function of this file, or the
-method of the project's classes the receiver is built from) shows no
-forward pass entering the slot it hands back: a running reward baseline
-filled under `torch.no_grad()` from `torch.zeros(...)` and blended with the
-one handed back in. A detach that runs only every few iterations
-(`if i % k == 0: h = h.detach()`) while backward runs on every one is still
-flagged.
+graph. Nor a value whose producer's code (a function of this file, the
+method of the project's classes the receiver is built from, or the
+`forward` of the project's class the model is built from, found through a
+package's `__init__.py` that imports it again) shows no forward pass
+entering the slot it hands back: a running reward baseline filled under
+`torch.no_grad()` from `torch.zeros(...)` and blended with the one handed
+back in; memories a model's `forward` collects from its layers (`x, mem =
+layer(x, mem)`, `memories.append(mem)`), which each layer may detach
+itself: what a layer hands back beside its output is unknown unless the
+layer is a torch recurrent module (`nn.GRU`, `nn.LSTM`). Memories
+collected from the layers' own outputs (`x = layer(x)`,
+`memories.append(x)`) carry the graph: flagged. A detach that runs only
+every few iterations (`if i % k == 0: h = h.detach()`) while backward runs
+on every one is still flagged.
 
 ## Fix safety
 

@@ -332,6 +332,10 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
     for definition in definitions:
         if definition.kind != "assign" or definition.value is None:
             return None
+        if not slot and (_times_zero(definition.value) or _adds_to_itself(definition.value, name)):
+            # `loss = logits.mean() * 0` when the micro-batch has no token to predict: no gradient; `loss = loss
+            # + aux * w` over the extra terms: the token mean's part stays what the name's other values make it
+            continue
         part = slot
         if definition.unpacked:
             if not isinstance(definition.value, cst.Call) or not definition.position:
@@ -373,6 +377,18 @@ def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperatio
                 code = context.code(term)
                 return f"its term `{code}`: {how}" if _short(code) else f"its term {how}"
     return None
+
+
+def _times_zero(value: cst.BaseExpression) -> bool:
+    """`x * 0`, `0 * x`: a value that contributes nothing to the gradient, whatever `x` is."""
+    return isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply) and any(
+        isinstance(side, (cst.Integer, cst.Float)) and float(side.value) == 0 for side in (value.left, value.right))
+
+
+def _adds_to_itself(value: cst.BaseExpression, name: str) -> bool:
+    """`loss + aux * w` assigned back to `loss`: the name's value with other terms added."""
+    return isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)) and (
+        dotted_name(value.left) == name or (isinstance(value.operator, cst.Add) and dotted_name(value.right) == name))
 
 
 def _short(code: str) -> bool:

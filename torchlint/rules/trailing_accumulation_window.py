@@ -86,7 +86,12 @@ of the epoch loop, which does not override it): Hugging Face's runs one.
 
 Not flagged: a flush after the loop (`optimizer.step()` following it), a
 condition that already mentions the loop's length (`or i + 1 == len(loader)`,
-also through a name: `last_batch = batch_idx == len(loader) - 1`),
+also through a name: `last_batch = batch_idx == len(loader) - 1`) or tests
+the counter against a count the code holds before the loop (`or num_steps ==
+num_batches_per_epoch - 1` with `num_batches_per_epoch = loader.num_batches`,
+`i + 1 >= steps_per_epoch`): the author's own test for the last micro-batch,
+which nothing shows to miss it (a literal, `or step == 0`, or the length of
+the micro-batch itself, `len(x)`, is no such test),
 iterables whose length is known and lines up with `N` (`range(64)` with
 `N = 8`, `range(N * updates)`, a `DataLoader(TensorDataset(torch.randn(64,
 ...)), batch_size=8)` with constants for size, batch size and `drop_last`;
@@ -139,6 +144,7 @@ from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, pos
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
 from torchlint.training.frameworks import IgniteRun
+from torchlint.training.tokens import same_every_micro_batch
 from torchlint.training.windows import checks_in, known_length, sized, walk_counter
 from torchlint.walk import calls_in, contains, preorder
 
@@ -532,8 +538,10 @@ def _trailing_windows(loop: TrainingLoop, names: ModuleNames) -> List[Tuple[Step
                 if first not in (0, 1, 2):
                     continue
             tests = (check.guard.test,) if check.held is None else (check.guard.test, check.held)
-            if any(_mentions_end(part, counter) for test in tests for part in _end_tests(loop, test, check)) or any(
-                _mentions_end(part, counter)
+            at = step.point[0]
+            if any(_mentions_end(loop, part, counter, at) for test in tests
+                   for part in _end_tests(loop, test, check)) or any(
+                _mentions_end(loop, part, counter, at)
                 for test in tests for kept in _end_tests(loop, test, check)
                 for other in _other_operands(kept, check.expression) for part in _expanded(loop, other, step)
             ):
@@ -725,9 +733,17 @@ def _other_operands(test: cst.BaseExpression, check: cst.BaseExpression) -> List
     return [test]
 
 
-def _mentions_end(test: cst.BaseExpression, counter: LoopCounter) -> bool:
-    """The condition names the loop's end: `len(loader)`, or `n` in `for b in range(1, n + 1)`."""
-    if any(dotted_name(call.func) == "len" for call in calls_in(test)):
+def _mentions_end(loop: TrainingLoop, test: cst.BaseExpression, counter: LoopCounter, at: int) -> bool:
+    """The condition may name the loop's end: the length of something that is the same on every micro-batch
+    (`len(loader)`, not `len(x)` of the batch), `n` in `for b in range(1, n + 1)`, or the counter compared with
+    a count the code holds before the loop (`i == num_batches_per_epoch - 1`, `step + 1 >= steps_per_epoch`,
+    `loader.num_batches`): the author's own test for the last micro-batch, which nothing shows to miss it. A
+    literal (`step == 0`) or a value of the micro-batch's own is no end."""
+    for call in calls_in(test):
+        if dotted_name(call.func) == "len" and len(call.args) == 1 \
+                and same_every_micro_batch(loop, call.args[0].value, at):
+            return True
+    if counter.name and any(_counter_against_count(loop, node, counter.name, at) for node in preorder(test)):
         return True
     iterable = counter.iterable
     if not isinstance(iterable, cst.Call) or dotted_name(iterable.func) != "range":
@@ -739,6 +755,26 @@ def _mentions_end(test: cst.BaseExpression, counter: LoopCounter) -> bool:
     return any(contains(test, end) for end in ends)
 
 
+def _counter_against_count(loop: TrainingLoop, node: cst.CSTNode, counter: str, at: int) -> bool:
+    """`i == total - 1`, `i + 1 >= total`: the counter (give or take a number) tested for reaching a value that
+    reads a name and is the same on every micro-batch."""
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1 or not isinstance(
+            node.comparisons[0].operator, (cst.Equal, cst.GreaterThanEqual, cst.GreaterThan)):
+        return False
+    left, right = node.left, node.comparisons[0].comparator
+    for mine, other in ((left, right), (right, left)):
+        if _counter_term(mine, counter) and not _counter_term(other, counter) \
+                and any(True for _ in iter_names(other)) and same_every_micro_batch(loop, other, at):
+            return True
+    return False
+
+
+def _counter_term(node: cst.BaseExpression, counter: str) -> bool:
+    """`i`, `i + 1`, `(i - 1)`: the counter, give or take a number."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return (_counter_term(node.left, counter) and int_value(node.right) is not None) or (
+            isinstance(node.operator, cst.Add) and _counter_term(node.right, counter) and int_value(node.left) is not None)
+    return dotted_name(node) == counter
 
 
 def _closes_on_last(loop: TrainingLoop, counter: LoopCounter, count: cst.BaseExpression, first: int,

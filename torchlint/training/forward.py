@@ -79,13 +79,15 @@ def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Func
                    spread: Optional[Mapping[str, cst.BaseExpression]] = None) -> Optional[List[Forward]]:
     """The `forward` of every class the object `call` (made in function `where`) calls may be built from, each
     read on the paths `call` takes; None when one of them is unknown. The object is what the file binds to its
-    name; a parameter of `where` only when every call of `where` in the file passes that very name
-    (`train(args, loader, model)`). `spread`: what the call's `**inputs` surely passes (`spread_keywords`)."""
+    name; for a parameter of `where`, what every call of `where` in the file passes when that is the very name
+    (`train(args, loader, model)`), else the objects of the project's classes every call of `where` in the
+    project passes (`train_one_epoch(model, ...)` in `main.py`). `spread`: what the call's `**inputs` surely
+    passes (`spread_keywords`)."""
     name = dotted_name(call.func)
     if name is None or functions is None or names.callee(call) is not None:
         return None
     if where is not None and name in _parameters(where.params) and not _passed_as_itself(where, name, functions):
-        return None
+        return _handed_forwards(names, where, name, call, spread or {})
     classes = _built_classes(names, name, 0, set())
     if not classes:
         return None
@@ -95,6 +97,29 @@ def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Func
         if forward is None:
             return None
         forwards += [f for f in forward if all(f.function is not known.function for known in forwards)]
+    return forwards
+
+
+def _handed_forwards(names: ModuleNames, where: cst.FunctionDef, parameter: str, call: cst.Call,
+                     spread: Mapping[str, cst.BaseExpression]) -> Optional[List[Forward]]:
+    """The `forward` of each class of the project whose objects every caller of `where` hands it as `parameter`
+    (`ProjectFiles.handed_classes`: `main.py` builds the model and calls `train_one_epoch(model, ...)`)."""
+    from pathlib import Path
+
+    from torchlint.project.files import load
+
+    project = names.project
+    handed = project.handed_classes(where, parameter) if project is not None else None
+    if not handed:
+        return None
+    forwards = []
+    for path, class_name in handed:
+        module = load(Path(path))
+        method = module.functions.method_of_class(class_name, "forward") if module is not None else None
+        if method is None:
+            return None  # inherited, or not a module: not followed
+        project.used.add(str(module.path))
+        forwards.append(_read(method, class_name, module.functions, module.names, call, spread, str(module.path)))
     return forwards
 
 

@@ -380,5 +380,17 @@ def _call_graph_state(call: cst.Call, names: ModuleNames, state: Callable[..., s
     return YES if call.args else UNKNOWN  # a module's forward, as `builds_graph` reads it
 
 
+RECURRENT_MODULES = frozenset({"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM", "torch.nn.RNNCell", "torch.nn.GRUCell",
+                               "torch.nn.LSTMCell"})
+
+
+def recurrent_module(call: cst.Call, names: ModuleNames) -> bool:
+    """`call` runs a torch recurrent module (`self.gru(x, h)` of a `self.gru = nn.GRU(...)`): the state it hands
+    back beside its output is computed in that forward, graph and all."""
+    callee = dotted_name(call.func)
+    constructors = set(names.constructors_of(callee)) if callee else set()
+    return bool(constructors) and constructors <= RECURRENT_MODULES
+
+
 def _setting(arg: cst.Arg) -> bool:
     return arg.keyword is not None and arg.keyword.value in SETTINGS

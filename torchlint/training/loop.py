@@ -30,6 +30,7 @@ from torchlint.names import (
 )
 from torchlint.training import frameworks, graph, nodes, roles, windows
 from torchlint.training.calls import Functions, Scope, Via, argument_for, default_of, parameter_names
+from torchlint.training.forward import model_forwards
 from torchlint.training.nodes import GraphNodes, Region
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
 from torchlint.training.timeline import Run, simulate
@@ -1158,6 +1159,9 @@ class TrainingLoop:
         if slot is None or (definition.unpacked and not slot):
             return None  # behind a starred target
         run = self.functions.run_by(call, self.function)
+        if not run:  # `model(x, mems)`: the `forward` of the project classes the object is built from
+            forwards = model_forwards(call, self.names, self.functions, self.function)
+            run = [(forward.functions, forward.function) for forward in forwards] if forwards else None
         if not run:
             return None
         before = self.graph_before_loop(update.target)
@@ -1799,9 +1803,12 @@ def _returned_state(functions: Functions, function: cst.FunctionDef, slot: Tuple
     """The graph state of the `slot` of what `function` returns, read in its own flow with its file's names:
     `carried`, the parameters the loop hands the state itself back in, have `carried_state`; `self` none;
     any other parameter, a name the function does not bind, a call it cannot read: unknown. A write into an
-    element of a name (`buf[i] += r`, `buf[i].copy_(r)`) outside `no_grad()` brings in what it writes."""
+    element of a name (`buf[i] += r`, `buf[i].copy_(r)`, `mems.append(m)`) outside `no_grad()` brings in what
+    it writes. In a module's `forward`, what a layer hands back beside its output (`x, mem = layer(x, mem)`) is
+    unknown unless the layer is a torch recurrent module."""
     names = functions.names
     flow = functions.flow(function)
+    inside_module = function.name.value == "forward"
     writes: Dict[str, List[Tuple[cst.BaseExpression, int]]] = {}
     for node in flow.graph.nodes:
         if node.syntax is None or _grad_off(node.contexts, names):
@@ -1831,6 +1838,14 @@ def _returned_state(functions: Functions, function: cst.FunctionDef, slot: Tuple
                 if _grad_off(flow.graph.nodes[definition.node].contexts, names):
                     states.append(graph.NO)  # computed under `torch.no_grad()`
                     continue
+                if inside_module and definition.unpacked and definition.position and definition.position[0] > 0 \
+                        and isinstance(definition.value, cst.Call) \
+                        and not graph.recurrent_module(definition.value, names):
+                    # `x, mem = layer(x, mem)` in a model's `forward`: what a layer hands back beside its output
+                    # (a cache, a memory) may be detached inside it; a torch recurrent module's state is not.
+                    # (Training code calling the model itself, `out, h = model(x, h)`, is what the rule is about.)
+                    states.append(graph.UNKNOWN)
+                    continue
                 states.append(graph.graph_state(definition.value, names, earlier))
                 if definition.kind == "augmented":
                     states.append(state_of(name, definition.node, depth + 1))
@@ -1850,9 +1865,12 @@ def _returned_state(functions: Functions, function: cst.FunctionDef, slot: Tuple
     return graph.combine(states) if states else graph.UNKNOWN
 
 
+_FILLS = frozenset({"append", "extend", "insert"})
+
+
 def _element_writes(syntax: cst.CSTNode) -> Iterator[Tuple[str, cst.BaseExpression]]:
     """The names a statement writes into in place, with what it writes: `buf[i] = v`, `buf[i][1] += v`,
-    `buf.add_(v)`, `buf[i].copy_(v)`."""
+    `buf.add_(v)`, `buf[i].copy_(v)`, and a container's fill: `mems.append(v)`, `mems.extend(vs)`."""
     if isinstance(syntax, (cst.Assign, cst.AugAssign)):
         targets = [target.target for target in syntax.targets] if isinstance(syntax, cst.Assign) else [syntax.target]
         for target in targets:
@@ -1864,7 +1882,8 @@ def _element_writes(syntax: cst.CSTNode) -> Iterator[Tuple[str, cst.BaseExpressi
                     yield name, syntax.value
     elif isinstance(syntax, cst.Expr) and isinstance(syntax.value, cst.Call):
         func = syntax.value.func
-        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.startswith("_"):
+        if isinstance(func, cst.Attribute) and (func.attr.value in _FILLS or (
+                func.attr.value.endswith("_") and not func.attr.value.startswith("_"))):
             receiver = func.value
             while isinstance(receiver, cst.Subscript):
                 receiver = receiver.value

@@ -1,0 +1,1 @@
+from memnet.model import MemoryTransformer
