@@ -106,7 +106,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                         if isinstance(method, _FUNCTIONS) and id(method) not in whole else ""
                     # and a predicate named there that tests a window (`batch_idx.is_interval(n)` returning
                     # `(self.idx + 1) % n == 0`): `TrainingLoop._method_condition` reads what it returns
-                    if body and (_HELPER_WORDS.search(body) or (method.name in known and _WINDOW_RETURN.search(body))):
+                    if body and (_HELPER_WORDS.search(body) or (method.name in known and (
+                            _WINDOW_RETURN.search(body) or _hands_on_elements(method)))):
                         whole.add(id(method))
                         known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
             if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
@@ -115,7 +116,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
                 if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
                         or _CUT.search(helper) or _hands_back_parameter(statement)
-                        or _hands_out_remainder(statement)):
+                        or _hands_out_remainder(statement) or _hands_on_elements(statement)):
                     whole.add(id(statement))
                     known.update(_IDENTIFIER.findall(helper))
             pending.extend(_children(statement))
@@ -158,6 +159,17 @@ def _hands_out_remainder(function: ast.stmt) -> bool:
         return True
     return any(isinstance(node, ast.Yield) for node in nodes) and any(
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in nodes)
+
+
+def _hands_on_elements(function: ast.stmt) -> bool:
+    """A generator that yields the target of a `for` loop (`for obj in iterable: ... yield obj`, a logger's
+    `log_every`): training.windows reads whether the loop it wraps keeps its elements and their order."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and any(
+                isinstance(inner, ast.Yield) and isinstance(inner.value, ast.Name) and inner.value.id == node.target.id
+                for inner in ast.walk(node)):
+            return True
+    return False
 
 
 def _returns_wrapped(function: ast.stmt) -> bool:

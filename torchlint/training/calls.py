@@ -201,7 +201,8 @@ class Functions:
         self.walrus = walrus
         self.unbound = unbound  # `ControlFlowGraph`'s: names only other functions bind
         self._module = module
-        self._call_sites: Optional[Dict[str, bool]] = None  # short callee -> called inside a loop somewhere
+        # short callee -> each call: (inside a loop of its function, the function it is in: None at the top)
+        self._call_sites: Optional[Dict[str, List[Tuple[bool, Optional[str]]]]] = None
         self.module_functions: Dict[str, cst.FunctionDef] = {}
         self.methods: Dict[int, Dict[str, cst.FunctionDef]] = {}  # id(class) -> its methods
         self.bases: Dict[int, List[cst.ClassDef]] = {}  # id(class) -> its base classes defined in the file
@@ -569,28 +570,45 @@ class Functions:
         return bool(returns)
 
     def called_in_loop(self, function: cst.FunctionDef) -> Optional[bool]:
-        """This file calls `function` from inside a loop (yes), only outside loops (no: `main()` under
-        `if __name__ == "__main__":`), or not at all (unknown: another file, or an entry point, may)."""
+        """This file calls `function` from inside a loop (yes), or only outside loops and at the top of the
+        module or in functions that run once themselves (no: `main()` under `if __name__ == "__main__":`, and
+        `train()` that `main()` calls), or not at all (unknown: another file, or an entry point, may; so too
+        when a function that calls it is not called here: `_train_inner_loop` called by `train_epoch`, which
+        the runner of another file may call once an epoch)."""
         if self._call_sites is None:
             self._call_sites = {}
-            self._index_calls(block_of(self._module), False)
-        return self._call_sites.get(function.name.value)
+            self._index_calls(block_of(self._module), False, None)
+        return self._runs_in_loop(function.name.value, frozenset())
 
-    def _index_calls(self, statements: Sequence[cst.CSTNode], in_loop: bool) -> None:
+    def _runs_in_loop(self, name: str, seen: FrozenSet[str]) -> Optional[bool]:
+        sites = self._call_sites.get(name)
+        if sites is None or name in seen:
+            return None
+        if any(in_loop for in_loop, _ in sites):
+            return True
+        answers = [self._runs_in_loop(caller, seen | {name}) if caller is not None else False for _, caller in sites]
+        if any(answers):
+            return True
+        return None if None in answers else False
+
+    def _index_calls(self, statements: Sequence[cst.CSTNode], in_loop: bool, caller: Optional[str]) -> None:
         for statement in statements:
             if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 for call in calls_in(statement):
                     callee = short_callee(call.func)
                     if callee is not None:
-                        self._call_sites[callee] = self._call_sites.get(callee, False) or in_loop
+                        self._call_sites.setdefault(callee, []).append((in_loop, caller))
                 continue
             if isinstance(statement, cst.Match):
                 continue
             inside = in_loop or isinstance(statement, (cst.For, cst.While))
+            within = caller
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
                 inside = False  # a definition runs where it is called
+                if isinstance(statement, cst.FunctionDef):
+                    within = statement.name.value
             for owner in _blocks_of(statement):
-                self._index_calls(block_of(owner), inside)
+                self._index_calls(block_of(owner), inside, within)
 
     def has_work(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> bool:
         """`call` runs a backward of this file's functions, or of another file's, on every call (or under what

@@ -692,10 +692,10 @@ class TrainingLoop:
             return header.iterable
         if not isinstance(self.node, cst.For):
             return None
-        iterable = windows.unwrap(self.node.iter)
+        iterable = windows.unwrap(self.node.iter, self.names)
         if isinstance(iterable, cst.Name):
             before = self.value_before_loop(iterable.value)
-            iterable = windows.unwrap(before) if before is not None else iterable
+            iterable = windows.unwrap(before, self.names) if before is not None else iterable
         return iterable
 
     def _same_iterable(self, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
@@ -1676,7 +1676,7 @@ class TrainingLoop:
         for definition in definitions:
             if definition.kind != "assign" or definition.unpacked or definition.value is None or depth > 3:
                 return None
-            value = windows.unwrap(definition.value)
+            value = windows.unwrap(definition.value, self.names)
             if isinstance(value, cst.Name) and value.value == name:  # `pbar = tqdm(pbar)`: what it wraps
                 value = self._unwrapped_before(self.flow.reaching(definition.node, name), name, depth + 1)
             if value is None or (found is not None and not found.deep_equals(value)):

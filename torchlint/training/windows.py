@@ -369,17 +369,84 @@ def _passes_through(callee: str) -> bool:
     return callee in _PASS_THROUGH_WRAPPERS or callee.lower() == "tqdm"
 
 
-def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`tqdm(enumerate(loader), total=n)` -> `enumerate(loader)`."""
+def unwrap(node: cst.BaseExpression, names: Optional[ModuleNames] = None) -> cst.BaseExpression:
+    """`tqdm(enumerate(loader), total=n)` -> `enumerate(loader)`; with the file's `names`, also a generator of the
+    project that hands on each element of what it is given (`metric_logger.log_every(range(n), 10)`)."""
     while isinstance(node, cst.Call):
         callee = dotted_name(node.func)
-        if callee is None or not _passes_through(last_component(callee)):
+        if callee is None or not (_passes_through(last_component(callee))
+                                  or (names is not None and _project_pass_through(node, names))):
             return node
         inner = positional(node, 0)
         if inner is None:
             return node
         node = inner
     return node
+
+
+def _project_pass_through(call: cst.Call, names: ModuleNames) -> bool:
+    """`call` runs a generator of this file or of another file of the project that yields each element of its
+    first argument, once and in order, whatever else it does around them (`MetricLogger.log_every`: `for obj in
+    iterable: ... yield obj ...`, timing and printing): the method of the one class the receiver is built from,
+    or a function. Unknown (False) otherwise."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        receiver = dotted_name(func.value)
+        values = names.values_of(receiver) if receiver is not None else []
+        classes = {dotted_name(value.func) for value in values if isinstance(value, cst.Call)}
+        if not values or len(classes) != 1 or None in classes or len(values) != sum(
+                isinstance(value, cst.Call) for value in values):
+            return False
+        class_def = _class_definition(classes.pop(), names)
+        if class_def is None:
+            return False
+        methods = [statement for statement in class_def.body.body
+                   if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value]
+        return len(methods) == 1 and _hands_on_each(methods[0], 1)
+    name = dotted_name(func)
+    if name is None or "." in name:
+        return False
+    local = names.functions.get(name, [])
+    if local:
+        return len(local) == 1 and _hands_on_each(local[0], 0)
+    found = names.project.read_definition(names.imported(name)) \
+        if names.project is not None and names.imported(name) is not None else None
+    return found is not None and isinstance(found[1], cst.FunctionDef) and _hands_on_each(found[1], 0)
+
+
+def _class_definition(name: str, names: ModuleNames) -> Optional[cst.ClassDef]:
+    """The class `name` of this file, or the one an import of the project leads to."""
+    if "." not in name and names.classes.get(name):
+        local = names.classes[name]
+        return local[0] if len(local) == 1 else None
+    target = names.imported(name)
+    found = names.project.read_definition(target) if names.project is not None and target is not None else None
+    return found[1] if found is not None and isinstance(found[1], cst.ClassDef) else None
+
+
+def _hands_on_each(function: cst.FunctionDef, position: int) -> bool:
+    """A generator whose one `yield` hands on the target of a `for` over its parameter at `position` (1 past
+    `self`), from that loop's own body, with no `break`, `continue` or `return` in the loop: each element, once,
+    in order."""
+    parameters = [parameter.name.value for parameter in function.params.params]
+    if len(parameters) <= position:
+        return False
+    walked = parameters[position]
+    yields = [node for node in preorder(function.body) if isinstance(node, (cst.Yield, cst.FunctionDef, cst.Lambda))]
+    if len(yields) != 1 or not isinstance(yields[0], cst.Yield):
+        return False  # no yield, several, or a nested function that may yield
+    handed = yields[0]
+    for statement in function.body.body:
+        if isinstance(statement, cst.For) and dotted_name(statement.iter) == walked \
+                and isinstance(statement.target, cst.Name) and statement.orelse is None:
+            body = statement.body.body
+            direct = any(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+                         and isinstance(line.body[0], cst.Expr) and line.body[0].value is handed
+                         for line in body)
+            stops = any(isinstance(node, (cst.Break, cst.Continue, cst.Return)) for node in preorder(statement.body))
+            return direct and not stops and isinstance(handed.value, cst.Name) \
+                and handed.value.value == statement.target.value
+    return False
 
 
 def header_counter(loop: cst.For, names: ModuleNames,
@@ -408,16 +475,16 @@ def header_counter(loop: cst.For, names: ModuleNames,
 def _header_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], Optional[cst.BaseExpression]],
                     start_of: Callable[[Optional[cst.BaseExpression]], Optional[int]]) -> Optional[LoopCounter]:
 
-    iterable = unwrap(loop.iter)
+    iterable = unwrap(loop.iter, names)
     if isinstance(iterable, cst.Name):
         # `pbar = tqdm(enumerate(loader), total=len(loader))` then `for i, batch in pbar:`.
         before = earlier(iterable.value)
         if isinstance(before, cst.IfExp):
             # `tqdm(enumerate(loader)) if rank == 0 else enumerate(loader)`: the same counter either way.
-            body, orelse = unwrap(before.body), unwrap(before.orelse)
+            body, orelse = unwrap(before.body, names), unwrap(before.orelse, names)
             before = body if body.deep_equals(orelse) else None
         if before is not None:
-            iterable = unwrap(before)
+            iterable = unwrap(before, names)
     if not isinstance(iterable, cst.Call):
         return None
     callee = dotted_name(iterable.func) or ""
@@ -431,7 +498,7 @@ def _header_counter(loop: cst.For, names: ModuleNames, earlier: Callable[[str], 
         start_node = positional(iterable, 1) or keyword(iterable, "start")
         start = 0 if start_node is None else start_of(start_node)
         counted = positional(iterable, 0)
-        counted = unwrap(counted) if counted is not None else None
+        counted = unwrap(counted, names) if counted is not None else None
         endless = isinstance(counted, cst.Call) and names.callee(counted) in _ENDLESS_ITERATORS
         return LoopCounter(name, start, "enumerate", None, iterable, counted, endless) if name else None
     name = dotted_name(target)
@@ -451,14 +518,14 @@ def walked_iterable(loop: cst.For, names: ModuleNames, earlier: Callable[[str], 
                     ) -> Tuple[Optional[cst.BaseExpression], bool]:
     """What a `for` loop walks, progress bars and `enumerate` aside (`loader` of `for b in tqdm(loader):`, also
     through `pbar = tqdm(loader)` before the loop), and whether it never ends (`itertools.cycle(loader)`)."""
-    iterable = unwrap(loop.iter)
+    iterable = unwrap(loop.iter, names)
     if isinstance(iterable, cst.Name):
         before = earlier(iterable.value)
         if before is not None:
-            iterable = unwrap(before)
+            iterable = unwrap(before, names)
     if isinstance(iterable, cst.Call) and last_component(dotted_name(iterable.func) or "") == "enumerate":
         inner = positional(iterable, 0)
-        iterable = unwrap(inner) if inner is not None else iterable
+        iterable = unwrap(inner, names) if inner is not None else iterable
     endless = isinstance(iterable, cst.Call) and names.callee(iterable) in _ENDLESS_ITERATORS
     return iterable, endless
 
