@@ -116,7 +116,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                 # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
                 if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
                         or _CUT.search(helper) or _hands_back_parameter(statement)
-                        or _hands_out_remainder(statement) or _hands_on_elements(statement)):
+                        or _hands_out_remainder(statement) or _hands_on_elements(statement)
+                        or _returns_dict(statement)):
                     whole.add(id(statement))
                     known.update(_IDENTIFIER.findall(helper))
             pending.extend(_children(statement))
@@ -159,6 +160,14 @@ def _hands_out_remainder(function: ast.stmt) -> bool:
         return True
     return any(isinstance(node, ast.Yield) for node in nodes) and any(
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in nodes)
+
+
+def _returns_dict(function: ast.stmt) -> bool:
+    """A function that returns and builds a dict display (`inputs = {"input_ids": ..., "labels": ...}`): the
+    keys a loop's `model(**inputs)` passes are read from what it returns (training.forward.spread_keywords)."""
+    nodes = list(ast.walk(function))
+    return any(isinstance(node, ast.Return) and node.value is not None for node in nodes) and any(
+        isinstance(node, ast.Dict) and node.keys for node in nodes)
 
 
 def _hands_on_elements(function: ast.stmt) -> bool:

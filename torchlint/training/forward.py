@@ -125,9 +125,10 @@ def _handed_forwards(names: ModuleNames, where: cst.FunctionDef, parameter: str,
 
 def spread_keywords(call: cst.Call, scope, at: int) -> Dict[str, cst.BaseExpression]:
     """What `call`'s `**inputs` surely passes, by keyword: the entries with a string key that every dict
-    display reaching `at` in `scope` (a loop, or a `Forward`: `reaching`, `flow`) holds, unless the function
-    writes that key again (`inputs["labels"] = None`) or changes the dict otherwise (`del`, `.pop`, `.update`).
-    Empty when there is no `**` or its dict is not shown."""
+    display reaching `at` in `scope` (a loop, or a `Forward`: `reaching`, `flow`) holds, or every dict a function
+    of the file returns (`inputs = self._get_inputs_dict(batch)`), unless the function writes that key again
+    (`inputs["labels"] = None`) or changes the dict otherwise (`del`, `.pop`, `.update`). Empty when there is no
+    `**` or its dict is not shown."""
     spread = [arg.value for arg in call.args if arg.star == "**"]
     name = dotted_name(spread[0]) if len(spread) == 1 else None
     if name is None:
@@ -138,18 +139,63 @@ def spread_keywords(call: cst.Call, scope, at: int) -> Dict[str, cst.BaseExpress
     common: Optional[Dict[str, cst.BaseExpression]] = None
     for definition in definitions:
         value = definition.value
-        if definition.kind != "assign" or definition.unpacked or not isinstance(value, cst.Dict):
+        if definition.kind != "assign" or definition.unpacked:
             return {}
-        entries = {}
-        for element in value.elements:
-            key = string_value(element.key) if isinstance(element, cst.DictElement) else None
-            if key is not None:
-                entries[key] = element.value
+        if isinstance(value, cst.Call):  # `inputs = self._get_inputs_dict(batch)`: the dicts a helper returns
+            entries = _returned_entries(value, scope)
+        else:
+            entries = _display_entries(value)
+        if entries is None:
+            return {}
         common = entries if common is None else {k: v for k, v in common.items() if k in entries}
     written = _rewritten_keys(scope.flow.graph.owner, name)
     if written is None:
         return {}
     return {key: value for key, value in (common or {}).items() if key not in written}
+
+
+def _display_entries(value: Optional[cst.BaseExpression]) -> Optional[Dict[str, cst.BaseExpression]]:
+    """The string-keyed entries of a dict display; None for anything else."""
+    if not isinstance(value, cst.Dict):
+        return None
+    entries = {}
+    for element in value.elements:
+        key = string_value(element.key) if isinstance(element, cst.DictElement) else None
+        if key is not None:
+            entries[key] = element.value
+    return entries
+
+
+def _returned_entries(call: cst.Call, scope) -> Optional[Dict[str, cst.BaseExpression]]:
+    """The entries every dict a function of the file returns holds (`return inputs` after `inputs = {...}` on
+    each branch, or `return {...}`), keys it writes again or drops left out; None where one return is not such
+    a dict. The values are the function's own expressions: read for whether a key is passed, not evaluated."""
+    functions = getattr(scope, "functions", None)
+    function = functions.callee(call, getattr(scope, "function", None)) if functions is not None else None
+    if function is None:
+        return None
+    flow = functions.flow(function)
+    common: Optional[Dict[str, cst.BaseExpression]] = None
+    for returned, node in functions.returns(function):
+        displays = [returned]
+        name = dotted_name(returned)
+        if name is not None:
+            reaching = flow.reaching(node, name)
+            if not reaching or any(d.kind != "assign" or d.unpacked for d in reaching):
+                return None
+            written = _rewritten_keys(function, name)
+            if written is None:
+                return None
+            displays = [d.value for d in reaching]
+        else:
+            written = frozenset()
+        for display in displays:
+            entries = _display_entries(display)
+            if entries is None:
+                return None
+            entries = {key: value for key, value in entries.items() if key not in written}
+            common = entries if common is None else {k: v for k, v in common.items() if k in entries}
+    return common
 
 
 def _rewritten_keys(owner: cst.CSTNode, name: str) -> Optional[FrozenSet[str]]:

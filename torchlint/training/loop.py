@@ -2121,9 +2121,8 @@ class _LoopFinder:
     def inherits_framework(self) -> bool:
         """A class of the file subclasses a framework's class whose methods `training.frameworks` models (the
         Hugging Face `Trainer`): a loop's `self.training_step(...)` may run the inherited one."""
-        return any(isinstance(part, cst.ClassDef) and any(self.names.qualify(base.value) in frameworks.HF_TRAINERS
-                                                          for base in part.bases)
-                   for part in preorder(self.module))
+        return any(self.names.qualify(base.value) in frameworks.HF_TRAINERS
+                   for classes in self.names.classes.values() for class_def in classes for base in class_def.bases)
 
     @property
     def functions(self) -> Functions:
@@ -2446,8 +2445,8 @@ def windowed_methods(module: cst.Module, names: ModuleNames) -> Dict[int, str]:
     (which one the call runs is unknown)."""
     found: Dict[int, str] = {}
     methods: Dict[str, cst.FunctionDef] = {}
-    for part in preorder(module):
-        if isinstance(part, cst.ClassDef):
+    for classes in names.classes.values():  # every class statement of the file, found once by the name table
+        for part in classes:
             for statement in block_of(part):
                 if isinstance(statement, cst.FunctionDef) and not statement.name.value.startswith("__") \
                         and not statement.decorators and _steps_under_if(statement):
