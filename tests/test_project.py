@@ -618,3 +618,53 @@ def test_the_cache_notices_a_file_the_findings_did_not_rest_on_yet(torchlint, tm
     assert codes("--cache-dir", str(cache)) == codes("--no-cache") == ["TL003", "TL010"]
     (tmp_path / "main.py").unlink()  # and no file hands engine.py a scaler any more
     assert codes("--cache-dir", str(cache)) == codes("--no-cache") == []
+
+
+_MODEL = "from torch import nn\n\n\nclass MetaModel(nn.Module):\n    def forward(self, x, labels):\n        return x\n"
+
+
+@pytest.mark.parametrize("main, classes", [
+    ("model = MetaModel(4).cuda()\nmodel = FSDP(model)\ntrain_one_epoch(model, None)", ["MetaModel"]),
+    ("model = MetaModel.from_pretrained('p')\nmodel.cuda()\ntrain_one_epoch(model, None)", ["MetaModel"]),
+    ("train_one_epoch(MetaModel(4), None)", ["MetaModel"]),
+    ("model = build_model(4)\ntrain_one_epoch(model, None)", None),  # a factory: not followed
+    ("import timm\nmodel = timm.create_model('vit')\ntrain_one_epoch(model, None)", None),  # a library's
+    ("model = MetaModel(4)\ntrain_one_epoch(None, model)", None),  # not for this parameter
+    ("model = MetaModel(4)\ntrain_one_epoch(*[model, None])", None),  # through *args
+    ("model = MetaModel(4)\ncallbacks = [train_one_epoch]", None),  # no call, handed on as a value
+])
+def test_the_class_of_a_model_every_caller_in_the_project_hands_in(tmp_path, main, classes):
+    from torchlint.project.files import ProjectFiles, load
+
+    (tmp_path / "lm").mkdir()
+    (tmp_path / "lm" / "__init__.py").write_text("from lm.meta import MetaModel\n")
+    (tmp_path / "lm" / "meta.py").write_text(_MODEL)
+    (tmp_path / "engine.py").write_text("def train_one_epoch(model, loader):\n    return model(loader, None)\n")
+    (tmp_path / "main.py").write_text("from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+                                      "from engine import train_one_epoch\nfrom lm import MetaModel\n"
+                                      "from util import build_model\n\n\ndef main():\n"
+                                      + "".join(f"    {line}\n" for line in main.splitlines()))
+    (tmp_path / "util.py").write_text("from lm.meta import MetaModel\n\n\ndef build_model(n):\n"
+                                      "    return MetaModel(n)\n")
+    engine = load(tmp_path / "engine.py")
+    files = ProjectFiles(tmp_path / "engine.py")
+    found = files.handed_classes(engine.definition("train_one_epoch"), "model")
+    assert (None if found is None else [name for _, name in found]) == classes
+    if classes:
+        assert str(tmp_path / "main.py") in files.used
+
+
+def test_an_imported_class_is_found_through_a_package_that_imports_it_again(tmp_path):
+    from torchlint.project.files import ProjectFiles
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .star import *\nfrom pkg.models import Net as Network\n")
+    (tmp_path / "pkg" / "models.py").write_text("class Net:\n    pass\n")
+    (tmp_path / "pkg" / "star.py").write_text("class Other:\n    pass\n")
+    (tmp_path / "train.py").write_text("from pkg import Network, Other\n")
+    files = ProjectFiles(tmp_path / "train.py")
+    for imported, defined in ((( 0, "pkg.Network"), "Net"), ((0, "pkg.Other"), "Other")):
+        module, definition = files.read_definition(imported)
+        assert definition.name.value == defined
+        assert str(tmp_path / "pkg" / "__init__.py") in files.used
+    assert files.read_definition((0, "pkg.Missing")) is None

@@ -799,3 +799,73 @@ def test_the_training_step_a_trainer_subclass_inherits_is_hugging_faces_unless_o
         "training_step") else "file"
     assert found == runs
     assert functions.has_work(call, train) == (runs == "framework")
+
+
+_RUNS = """
+import torch
+
+
+def inner(model, loader, optimizer, accum):
+    for i, x in enumerate(loader):
+        (model(x).mean() / accum).backward()
+        if (i + 1) % accum == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def train(model, loader, optimizer, accum):
+    inner(model, loader, optimizer, accum)
+
+
+{caller}
+"""
+
+
+@pytest.mark.parametrize("caller, whole", [
+    ('if __name__ == "__main__":\n    train(None, [], None, 4)', True),  # train runs once, inner once through it
+    ('def main():\n    train(None, [], None, 4)\n\n\nmain()', True),
+    ('def main():\n    for epoch in range(3):\n        train(None, [], None, 4)\n\n\nmain()', False),
+    ('def main():\n    train(None, [], None, 4)', None),  # main is not called here: another file may, once an epoch
+    ('', None),
+])
+def test_a_loop_is_the_whole_run_only_when_every_function_that_calls_its_own_runs_once(caller, whole):
+    loop = _loop(_RUNS.format(caller=caller))
+    assert loop.function.name.value == "inner"
+    assert loop.whole_run is whole
+
+
+_LOGGER = """
+import time
+
+
+class MetricLogger:
+    def log_every(self, iterable, print_freq, header=None):
+        start = time.time()
+        for obj in iterable:
+            {body}
+        print(header, time.time() - start)
+
+
+def train(model, loader, optimizer, accum, iters):
+    metric_logger = MetricLogger()
+    loader = iter(loader)
+    for i in metric_logger.log_every(range(iters), 50):
+        (model(next(loader)).mean() / accum).backward()
+        if (i + 1) % accum == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("body, counts", [
+    ("yield obj", True),
+    ("print(obj)\n            yield obj", True),
+    ("if obj is None:\n                continue\n            yield obj", False),  # skips some
+    ("yield obj\n            yield obj", False),  # hands each twice
+    ("yield obj\n            if obj > 10:\n                break", False),  # may stop early
+    ("yield [obj]", False),  # hands on something else
+])
+def test_a_generator_of_the_file_that_hands_on_each_element_keeps_the_loops_counter(body, counts):
+    loop = _loop(_LOGGER.format(body=body))
+    counter = loop.counter("i")
+    assert (counter is not None and counter.source == "range" and counter.start == 0) is counts

@@ -259,15 +259,31 @@ class ProjectFiles:
                     continue  # `DDP(model)`, `model.cuda()`: the module the name's other bindings build
                 if last in LOADERS and head:
                     value = head  # `Net.from_pretrained(path)` builds a `Net`
-                resolved = index.resolve(path, summary, value)
-                target = file_summary(resolved[0]) if resolved is not None else None
-                if target is None or resolved[1] not in target.classes:
+                resolved = self._class_file(path, summary, value)
+                if resolved is None:
                     return None  # a library's class, or a function of the project (a factory)
                 classes.add(resolved)
                 built = True
             if not built:
                 return None
         return sorted(classes) or None
+
+    def _class_file(self, path: str, summary: FileSummary, dotted: str) -> Optional[Tuple[str, str]]:
+        """(file, class) of the project that the name `dotted` of the file `path` leads to, also through a package
+        that imports it again (`from lm.meta import MetaModel` in `lm/__init__.py`); None for anything else."""
+        index = self.index
+        for _ in range(4):
+            resolved = index.resolve(path, summary, dotted)
+            target = file_summary(resolved[0]) if resolved is not None else None
+            if target is None:
+                return None
+            if resolved[1] in target.classes:
+                return resolved
+            if resolved[1] not in target.imports:
+                return None
+            self.used.add(resolved[0])
+            path, summary, dotted = resolved[0], target, resolved[1]
+        return None
 
     def wrapped_by_callers(self, function: cst.FunctionDef, parameter: str, wrappers: FrozenSet[str],
                            needed: Optional[str] = None) -> Optional[Wrapping]:

@@ -63,6 +63,7 @@ _BACKWARD_NAMES = frozenset({"backward", "manual_backward"})
 _DEFINES = re.compile(r"[ \t]*(?:async[ \t]+)?def\b")
 _TRIPLE_QUOTED = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _WORD = re.compile(r"\w+")
+_RELATIVE_IMPORT = re.compile(r"from\s+\.")
 _CALLED = re.compile(r"(\w+)\s*\(")
 
 
@@ -468,10 +469,24 @@ def file_summary(path: str) -> Optional[FileSummary]:
     return _summary(path, *stamp)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=8192)  # every file of a big project, asked again for each function's callers
 def _summary(path: str, size: int, mtime_ns: int) -> Optional[FileSummary]:
     text = _read(path, size, mtime_ns)
     return summarize(text) if text is not None else None
+
+
+def file_words(path: str) -> FrozenSet[str]:
+    """The identifiers and other words the file's text spells (a superset of the names its code uses)."""
+    stamp = _stamp(path)
+    if stamp is None or stamp[0] > _MAX_BYTES:
+        return frozenset()
+    return _words(path, *stamp)
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(path: str, size: int, mtime_ns: int) -> FrozenSet[str]:
+    text = _read(path, size, mtime_ns)
+    return frozenset(_WORD.findall(text)) if text is not None else frozenset()
 
 
 def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
@@ -757,16 +772,15 @@ class ProjectIndex:
         and in the files whose imports lead to it. None when the project is not listed whole."""
         if not self.complete:
             return None
-        name_word = re.compile(r"\b" + re.escape(function) + r"\b")
-        module_word = re.compile(r"\b" + re.escape(module_stem(path)) + r"\b|from\s+\.")
+        stem = module_stem(path)
         target = os.path.abspath(path)
         found: List[Tuple[str, CallSummary]] = []
         for other in self.files:
-            text = read_text(other)
-            if text is None or function not in text or not name_word.search(text):
+            words = file_words(other)
+            if function not in words:
                 continue
             same = os.path.abspath(other) == target
-            if not same and not module_word.search(text):
+            if not same and stem not in words and not _RELATIVE_IMPORT.search(read_text(other) or ""):
                 continue
             summary = file_summary(other)
             if summary is None:
@@ -788,8 +802,10 @@ class ProjectIndex:
         module_word = re.compile(r"\b" + re.escape(module_stem(path)) + r"\b|from\s+\.")
         target = os.path.abspath(path)
         for other in self.files:
+            if function not in file_words(other):
+                continue
             text = read_text(other)
-            if text is None or function not in text:
+            if text is None:
                 continue
             if os.path.abspath(other) != target and not (module_word.search(text) and self._imports(other, target,
                                                                                                    function)):
