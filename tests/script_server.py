@@ -4,8 +4,9 @@ Most of a fixture script's run is `import torch`. This server imports it once; f
 on stdin: `{"path": ..., "args": [...], "cwd": ...}`) it forks a child that runs the script as `python PATH ARGS`
 would (`__main__`, `sys.argv`, `sys.path[0]` the script's folder, its own working directory, stdout and stderr
 to files), and answers one JSON line: `{"returncode": ..., "stdout": ..., "stderr": ...}`. Each run is still a
-process of its own: nothing one script does is seen by the next. The parent runs no torch operation (no thread
-pool, no CUDA context is inherited). Requests are served one at a time; run one server per concurrent run.
+process of its own: nothing one script does is seen by the next. The parent imports torch, and what an
+optimizer imports on first use, but runs no torch operation (no thread pool, no CUDA context is inherited).
+Requests are served one at a time; run one server per concurrent run.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ def _child(path: str, args: list, cwd: str, out: str, err: str, timeout: int) ->
 
 def serve() -> None:
     import torch  # noqa: F401 - imported once, inherited by every run
+
+    try:  # what an optimizer imports on first use (TorchDynamo, about 800 modules, 2 s): imports only, no op
+        import torch._dynamo  # noqa: F401
+    except ImportError:
+        pass
 
     scratch = tempfile.mkdtemp(prefix="script-server-")
     for line in sys.stdin:
