@@ -57,7 +57,9 @@ FETCHED_PACKAGES = ("timm", "accelerate")
 # ~200 MB for the torch package), and with one line per finding like torchlint (`concise`), which
 # measures its linting alone and is the harder comparison.
 TORCHLINT_ARGS = ["--no-respect-gitignore", "--exit-zero", "--output-format", "concise"]
-RUFF_FULL_ARGS = ["check", "--select", "ALL", "--no-cache", "--exit-zero", "-q"]
+# `--isolated`: the linted trees' own Ruff settings are not read (a repository pinning `required-version`
+# stops Ruff, one with `exclude` lints less), so both tools lint the same files with their own defaults.
+RUFF_FULL_ARGS = ["check", "--isolated", "--select", "ALL", "--no-cache", "--exit-zero", "-q"]
 RUFF_ARGS = RUFF_FULL_ARGS + ["--output-format", "concise"]
 # No `--fix`: TorchFix prints its findings (and the diffs it would apply) and writes nothing.
 # It spreads files over one process per core by default (`--jobs`), which is left as is.

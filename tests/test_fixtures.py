@@ -46,6 +46,9 @@ WORKERS = max(2, os.cpu_count() or 1)  # scripts run this many at a time (most o
 DIFFERS_ABOVE = 1e-6  # max abs weight difference that counts as "trains differently"
 ATOL, RTOL = 1e-9, 1e-7  # float64: the fixed script must reproduce the reference this closely
 
+# Under pytest-xdist every test here runs in one worker: the session starts all the script runs its tests need.
+pytestmark = pytest.mark.xdist_group("fixture-scripts")
+
 EXPECT = re.compile(r"#\s*expect:\s*(TL\d{3}(?:\s*,\s*TL\d{3})*)\s*$")
 OBSERVE = re.compile(r"^#\s*observe:\s*(\S+)(?:\s+(.+?))?\s*$", re.MULTILINE)
 

@@ -19,6 +19,8 @@ from conftest import ACCUMULATION_BUG, GRAD_HELPERS, REPO, with_big_module_loop
 from torchlint.registry import RULE_NAMES
 
 FOLDERS = ["tests/corpus", "examples", "fixtures"]
+# Under pytest-xdist every test here runs in one worker, which makes the reference run once.
+pytestmark = pytest.mark.xdist_group("speed-modes")
 
 
 def run(*args: str, env: dict, cwd: Path = REPO, python_args=()) -> subprocess.CompletedProcess:
