@@ -75,7 +75,15 @@ def run_torchlint(*args: str, cwd: Path = REPO, env_extra: dict = None, mode: st
     )
 
 
-@pytest.fixture(params=sorted(MODES))
+def pytest_generate_tests(metafunc):
+    """A test taking `torchlint` runs once per mode of MODES, or per mode its module names in `TORCHLINT_MODES`
+    (what it checks does not depend on the speed-ups, which test_speed_modes compares on the whole corpus)."""
+    if "torchlint" in metafunc.fixturenames:
+        modes = getattr(metafunc.module, "TORCHLINT_MODES", sorted(MODES))
+        metafunc.parametrize("torchlint", modes, indirect=True)
+
+
+@pytest.fixture
 def torchlint(request):
     def run(*args: str, **kwargs) -> subprocess.CompletedProcess:
         return run_torchlint(*args, mode=request.param, **kwargs)

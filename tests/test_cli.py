@@ -14,6 +14,9 @@ import libcst as cst
 
 from conftest import PROJECT_URLS, REPO, write
 
+# Output, options and messages: the same with and without the speed-ups (test_speed_modes compares those).
+TORCHLINT_MODES = ["pool+cache"]
+
 EXAMPLE_BUGS = {
     ("multi_head_training.py", "TL001"),
     ("amp_trainer.py", "TL002"),

@@ -7,6 +7,9 @@ import textwrap
 from pathlib import Path
 from conftest import write
 
+# Output, options and messages: the same with and without the speed-ups (test_speed_modes compares those).
+TORCHLINT_MODES = ["pool+cache"]
+
 BUG = textwrap.dedent(
     """\
     for i, (x, y) in enumerate(loader):

@@ -11,6 +11,9 @@ from torchlint.docs import SYNTAX_ERROR_DOC, index_markdown, rule_markdown
 from torchlint.engine import lint_source
 from torchlint.rules import ALL_RULES
 
+# Output, options and messages: the same with and without the speed-ups (test_speed_modes compares those).
+TORCHLINT_MODES = ["pool+cache"]
+
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety")
 
 

@@ -14,6 +14,9 @@ import pytest
 
 from conftest import PROJECT_URLS, REPO
 
+# Output, options and messages: the same with and without the speed-ups (test_speed_modes compares those).
+TORCHLINT_MODES = ["pool+cache"]
+
 BUG = textwrap.dedent(
     """\
     for i, (x, y) in enumerate(loader):

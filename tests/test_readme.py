@@ -14,6 +14,9 @@ import pytest
 
 from conftest import ACCUMULATION_BUG, REPO, tomllib
 
+# Output, options and messages: the same with and without the speed-ups (test_speed_modes compares those).
+TORCHLINT_MODES = ["pool+cache"]
+
 # What `torchlint --fix` makes of ACCUMULATION_BUG (TL003 at line 3, nothing else to fix).
 ACCUMULATION_FIXED = ACCUMULATION_BUG.replace("    loss.backward()\n", "    loss = loss / accum\n    loss.backward()\n")
 

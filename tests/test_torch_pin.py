@@ -9,6 +9,9 @@ import pytest
 
 from torchlint.project.pins import conda_bound, parse_version, requirement_bound, torch_pin
 
+# Output, options and messages: the same with and without the speed-ups (test_speed_modes compares those).
+TORCHLINT_MODES = ["pool+cache"]
+
 OLD = (1, 1)
 
 
