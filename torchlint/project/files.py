@@ -227,19 +227,22 @@ class ProjectFiles:
             self._classes[key] = self._handed_classes(function, parameter)
         return self._classes[key]
 
-    def _handed_classes(self, function: cst.FunctionDef, parameter: str) -> Optional[List[Tuple[str, str]]]:
+    def _project_calls(self, function: cst.FunctionDef, parameter: str) -> Optional[List[Tuple[str, CallSummary]]]:
+        """The calls of `function` the project's files make, when `parameter` is one of its parameters; None when
+        it is not or no call is found."""
         params = function.params
-        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-        if parameter not in positional + [p.name.value for p in params.kwonly_params]:
+        if parameter not in [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]:
             return None
-        index = self.index
-        importer = os.path.abspath(str(self.importer))
         name = function.name.value
         if name not in self._callers:
-            self._callers[name] = index.callers(importer, name)
-        callers = self._callers[name]
-        if not callers or index.passed_as_value(importer, name):
+            self._callers[name] = self.index.callers(os.path.abspath(str(self.importer)), name)
+        return self._callers[name] or None
+
+    def _handed_classes(self, function: cst.FunctionDef, parameter: str) -> Optional[List[Tuple[str, str]]]:
+        callers = self._project_calls(function, parameter)
+        if callers is None or self.index.passed_as_value(os.path.abspath(str(self.importer)), function.name.value):
             return None
+        positional = _positional(function)
         classes: Set[Tuple[str, str]] = set()
         for path, call in callers:
             self.used.add(path)
@@ -304,24 +307,17 @@ class ProjectFiles:
 
     def _wrapped_by_callers(self, function: cst.FunctionDef, parameter: str, wrappers: FrozenSet[str],
                             needed: Optional[str]) -> Optional[Wrapping]:
+        callers = self._project_calls(function, parameter)
+        if callers is None:
+            return None
         params = function.params
-        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-        if parameter not in positional + [p.name.value for p in params.kwonly_params]:
-            return None
-        index = self.index
-        importer = os.path.abspath(str(self.importer))
-        name = function.name.value
-        if name not in self._callers:
-            self._callers[name] = index.callers(importer, name)
-        callers = self._callers[name]
-        if not callers:
-            return None
+        positional = _positional(function)
         for path, _ in callers:
             self.used.add(path)
         if not any(_wraps_somewhere(file_summary(path), wrappers) or self._calls_a_factory(path, wrappers)
                    for path in {path for path, _ in callers}):
             return None  # no caller's file wraps anything in them: the common case, answered without more reading
-        if index.passed_as_value(importer, name):
+        if self.index.passed_as_value(os.path.abspath(str(self.importer)), function.name.value):
             return None
         skippable = needed is not None and any(
             p.name.value == needed and p.default is not None and _is_one(p.default)
@@ -450,6 +446,11 @@ def _wraps_somewhere(summary: Optional[FileSummary], wrappers: FrozenSet[str]) -
 
 def _is_one(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Integer) and value.value == "1"
+
+
+def _positional(function: cst.FunctionDef) -> List[str]:
+    """The parameters of `function` that take positional arguments, in order."""
+    return [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
 
 
 def _passed(call: CallSummary, parameter: str, positional: List[str]):
