@@ -52,7 +52,7 @@ import ast
 import bisect
 import re
 from collections import deque
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Callable, Iterable, List, Optional, Set, Tuple
 
 from torchlint.text import split_lines
 from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
@@ -165,9 +165,7 @@ def _hands_out_remainder(function: ast.stmt) -> bool:
 def _returns_dict(function: ast.stmt) -> bool:
     """A function that returns and builds a dict display (`inputs = {"input_ids": ..., "labels": ...}`): the
     keys a loop's `model(**inputs)` passes are read from what it returns (training.forward.spread_keywords)."""
-    nodes = list(ast.walk(function))
-    return any(isinstance(node, ast.Return) and node.value is not None for node in nodes) and any(
-        isinstance(node, ast.Dict) and node.keys for node in nodes)
+    return _returns_with(function, lambda node: isinstance(node, ast.Dict) and bool(node.keys))
 
 
 def _hands_on_elements(function: ast.stmt) -> bool:
@@ -183,17 +181,22 @@ def _hands_on_elements(function: ast.stmt) -> bool:
 
 def _returns_wrapped(function: ast.stmt) -> bool:
     """A function that returns something and wraps a module (`return DDP(model, ...)`)."""
-    nodes = list(ast.walk(function))
-    return any(isinstance(node, ast.Return) and node.value is not None for node in nodes) and any(
-        isinstance(node, ast.Call) and _callee_last_part(node.func) in MODULE_WRAPPERS for node in nodes)
+    return _returns_with(
+        function, lambda node: isinstance(node, ast.Call) and _callee_last_part(node.func) in MODULE_WRAPPERS)
 
 
 def _builds_module(function: ast.stmt) -> bool:
     """A function that returns what it builds with a class (`return nn.Sequential(...)`, `return head, opt`
     after `head = MLP(d)`): training.roles reads whether a module it returns is new."""
-    returns = any(isinstance(node, ast.Return) and node.value is not None for node in ast.walk(function))
-    return returns and any(
-        isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper() for node in ast.walk(function))
+    return _returns_with(
+        function, lambda node: isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper())
+
+
+def _returns_with(function: ast.stmt, kind: Callable[[ast.AST], bool]) -> bool:
+    """A function that returns a value and holds a node `kind` accepts (its whole tree walked once)."""
+    nodes = list(ast.walk(function))
+    return any(isinstance(node, ast.Return) and node.value is not None for node in nodes) and any(
+        kind(node) for node in nodes)
 
 
 def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:

@@ -489,6 +489,12 @@ def _words(path: str, size: int, mtime_ns: int) -> FrozenSet[str]:
     return frozenset(_WORD.findall(text)) if text is not None else frozenset()
 
 
+def _may_import(path: str, words: FrozenSet[str], stem: str) -> bool:
+    """The file `path`, whose words are `words`, may import the module named `stem`: it spells the name, or it
+    has a relative import (a cheap superset, read before its summary)."""
+    return stem in words or _RELATIVE_IMPORT.search(read_text(path) or "") is not None
+
+
 def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
     """(methods, functions): the (class, method) pairs of the top-level classes whose method's body spells a
     backward call, and the top-level functions whose body spells one or calls one of those functions of the
@@ -780,7 +786,7 @@ class ProjectIndex:
             if function not in words:
                 continue
             same = os.path.abspath(other) == target
-            if not same and stem not in words and not _RELATIVE_IMPORT.search(read_text(other) or ""):
+            if not same and not _may_import(other, words, stem):
                 continue
             summary = file_summary(other)
             if summary is None:
@@ -799,16 +805,17 @@ class ProjectIndex:
         then run with arguments no call in the project shows. Read from the texts of the files `callers` reads
         (a superset: a word in a string counts, but not in a comment or a docstring)."""
         word = re.compile(r"\b" + re.escape(function) + r"\b(?!\s*\()")
-        module_word = re.compile(r"\b" + re.escape(module_stem(path)) + r"\b|from\s+\.")
+        stem = module_stem(path)
         target = os.path.abspath(path)
         for other in self.files:
-            if function not in file_words(other):
+            words = file_words(other)
+            if function not in words:
                 continue
             text = read_text(other)
             if text is None:
                 continue
-            if os.path.abspath(other) != target and not (module_word.search(text) and self._imports(other, target,
-                                                                                                   function)):
+            if os.path.abspath(other) != target and not (_may_import(other, words, stem)
+                                                         and self._imports(other, target, function)):
                 continue
             strings = None
             for match in word.finditer(text):
