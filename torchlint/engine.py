@@ -219,13 +219,14 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
     import libcst as cst
 
     from torchlint.context import FileContext
+    from torchlint.parse import parse_module
     from torchlint.rules import SYNTAX_ERROR
 
     text, statement_lines = screened.text, screened.statement_lines
     if parse_limit is not None and screened.parse_size > parse_limit:
         raise ParseDeferred(path)
     try:
-        module = parser.parse(text, statement_lines) if parser is not None else cst.parse_module(screened.program)
+        module = parser.parse(text, statement_lines) if parser is not None else parse_module(screened.program)
     except cst.ParserSyntaxError as error:
         if _python_tree(text) is not None:
             # Python runs it (LibCST's tokenizer is stricter about tabs mixed into indentation, say): no syntax

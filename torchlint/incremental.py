@@ -20,6 +20,7 @@ from typing import List, Optional, Sequence
 
 import libcst as cst
 
+from torchlint.parse import parse_module
 from torchlint.text import split_lines
 
 
@@ -43,7 +44,7 @@ class IncrementalParser:
         self.spliced = module is not None
         if module is None:
             self._module = None
-            module = cst.parse_module(text)
+            module = parse_module(text)
         self._remember(lines, module, statement_lines)
         return module
 
@@ -83,7 +84,7 @@ class IncrementalParser:
         if end <= begin:
             return None
         try:
-            region = cst.parse_module("".join(lines[begin:end]))
+            region = parse_module("".join(lines[begin:end]))
         except (cst.ParserSyntaxError, RecursionError):
             return None
         if not region.body or (region.default_indent, region.default_newline) != (old.default_indent,

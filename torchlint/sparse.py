@@ -42,8 +42,11 @@ kept stay where they were, and `ModuleNames` collects exactly the same
 bindings, in the same order, so the findings are those of a whole parse
 (tests/test_speed_modes.py compares them on the whole corpus).
 
-A loop outside any function reads the whole module around it: such files are
-parsed whole.
+A loop of the module's own code (outside any function or class: a script's
+loop) reads all of that code, as a loop in a function reads its function: every
+statement outside functions and classes is kept, and the functions and classes
+it names are chosen as above. A file where a candidate is a function a framework
+calls (`training_step`), or a loop in the body of a class, is parsed whole.
 """
 
 from __future__ import annotations
@@ -73,14 +76,19 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     if "\r" in text.replace("\r\n", ""):
         return None  # lone CR line breaks: CPython's line numbers would not be ours
     loop_ids = {id(loop) for loop in loops}
-    holders = _outermost_functions_holding(tree, loop_ids)
-    if holders is None:
+    held = _outermost_functions_holding(tree, loop_ids)
+    if held is None:
         return None
+    holders, in_script = held
     lines = split_lines(text)
     known: Set[str] = set()
     for function in holders:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
     whole = {id(function) for function in holders}
+    script: Set[int] = set()
+    if in_script:  # a loop of the module's own code reads all of that code, as a loop in a function reads its function
+        script, script_lines = _script(tree)
+        known.update(_IDENTIFIER.findall("".join(lines[number - 1] for number in script_lines)))
     # An attribute a loop's method reads (`self.global_step`) starts where its class and the class's bases set it,
     # and other methods may write it (`training.loop._attribute_history`): the bases' names (their imports, the
     # file's classes of those names) and the methods that augment an attribute or write one by name are read.
@@ -92,6 +100,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                     "".join(lines[first_line(method) - 1:method.end_lineno])):
                 whole.add(id(method))
     constructed = _constructed_classes(tree)
+    walked = _Walked()
+    shaped: dict = {}  # function -> whether its shape makes it a helper (its name aside)
     grown = True
     while grown:
         grown = False
@@ -107,17 +117,14 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
                     # and a predicate named there that tests a window (`batch_idx.is_interval(n)` returning
                     # `(self.idx + 1) % n == 0`): `TrainingLoop._method_condition` reads what it returns
                     if body and (_HELPER_WORDS.search(body) or (method.name in known and (
-                            _WINDOW_RETURN.search(body) or _hands_on_elements(method)))):
+                            _WINDOW_RETURN.search(body) or _hands_on_elements(walked(method))))):
                         whole.add(id(method))
                         known.update(_IDENTIFIER.findall("".join(lines[first_line(method) - 1:method.end_lineno])))
             if isinstance(statement, _FUNCTIONS) and statement.name in known and id(statement) not in whole:
                 helper = "".join(lines[first_line(statement) - 1:statement.end_lineno])
-                # what training.roles.GradWork, training.graph and training.calls look for; a `compute_loss`
-                # whose returned loss training.origin follows; a `get_batch` whose cuts training.tokens reads
-                if (_HELPER_WORDS.search(helper) or "loss" in statement.name.lower() or _builds_module(statement)
-                        or _CUT.search(helper) or _hands_back_parameter(statement)
-                        or _hands_out_remainder(statement) or _hands_on_elements(statement)
-                        or _returns_dict(statement)):
+                if id(statement) not in shaped:
+                    shaped[id(statement)] = _helper_shaped(statement, helper, walked(statement))
+                if shaped[id(statement)]:
                     whole.add(id(statement))
                     known.update(_IDENTIFIER.findall(helper))
             pending.extend(_children(statement))
@@ -132,12 +139,12 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for statement in used:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
-    needed = (_needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders})
-              | {id(statement) for statement in used})
+    needed = (_needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders}, lines)
+              | {id(statement) for statement in used} | script)
     # a factory that a kept binding calls (`self.model = build_ddp(model)` in `__init__`) and that returns a
     # wrapped module: training.wrapping reads its returns
     factories = [statement for statement in _statements(tree) if isinstance(statement, _FUNCTIONS)
-                 and statement.name in known and id(statement) not in whole and _returns_wrapped(statement)]
+                 and statement.name in known and id(statement) not in whole and _returns_wrapped(walked(statement))]
     if factories:
         whole.update(id(function) for function in factories)
         for function in factories:
@@ -150,11 +157,32 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     return "".join(blanker.lines), sorted(set(kept_top))
 
 
-def _hands_out_remainder(function: ast.stmt) -> bool:
+class _Walked:
+    """`list(ast.walk(function))`, each function walked once however many shapes are asked of it."""
+
+    def __init__(self) -> None:
+        self._nodes: dict = {}
+
+    def __call__(self, function: ast.stmt) -> List[ast.AST]:
+        nodes = self._nodes.get(id(function))
+        if nodes is None:
+            nodes = self._nodes[id(function)] = list(ast.walk(function))
+        return nodes
+
+
+def _helper_shaped(function: ast.stmt, text: str, nodes: List[ast.AST]) -> bool:
+    """Whether a function named by what the analysis reads is a helper it reads whole, by its text and shape: what
+    training.roles.GradWork, training.graph and training.calls look for; a `compute_loss` whose returned loss
+    training.origin follows; a `get_batch` whose cuts training.tokens reads; and the shapes below."""
+    return bool(_HELPER_WORDS.search(text) or "loss" in function.name.lower() or _builds_module(nodes)
+                or _CUT.search(text) or _hands_back_parameter(function, nodes) or _hands_out_remainder(nodes)
+                or _hands_on_elements(nodes) or _returns_dict(nodes))
+
+
+def _hands_out_remainder(nodes: List[ast.AST]) -> bool:
     """A generator that computes a remainder (`c % grad_accum_steps`), or a function that returns one:
     training.windows reads the window index it may yield to the loop (`{"grad_accum_index": c % n}`) or
-    return (`return step % n`)."""
-    nodes = list(ast.walk(function))
+    return (`return step % n`). `nodes`: the function's, walked."""
     if any(isinstance(node, ast.Return) and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Mod)
            for node in nodes):
         return True
@@ -162,16 +190,16 @@ def _hands_out_remainder(function: ast.stmt) -> bool:
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) for node in nodes)
 
 
-def _returns_dict(function: ast.stmt) -> bool:
+def _returns_dict(nodes: List[ast.AST]) -> bool:
     """A function that returns and builds a dict display (`inputs = {"input_ids": ..., "labels": ...}`): the
     keys a loop's `model(**inputs)` passes are read from what it returns (training.forward.spread_keywords)."""
-    return _returns_with(function, lambda node: isinstance(node, ast.Dict) and bool(node.keys))
+    return _returns_with(nodes, lambda node: isinstance(node, ast.Dict) and bool(node.keys))
 
 
-def _hands_on_elements(function: ast.stmt) -> bool:
+def _hands_on_elements(nodes: List[ast.AST]) -> bool:
     """A generator that yields the target of a `for` loop (`for obj in iterable: ... yield obj`, a logger's
     `log_every`): training.windows reads whether the loop it wraps keeps its elements and their order."""
-    for node in ast.walk(function):
+    for node in nodes:
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and any(
                 isinstance(inner, ast.Yield) and isinstance(inner.value, ast.Name) and inner.value.id == node.target.id
                 for inner in ast.walk(node)):
@@ -179,22 +207,21 @@ def _hands_on_elements(function: ast.stmt) -> bool:
     return False
 
 
-def _returns_wrapped(function: ast.stmt) -> bool:
+def _returns_wrapped(nodes: List[ast.AST]) -> bool:
     """A function that returns something and wraps a module (`return DDP(model, ...)`)."""
     return _returns_with(
-        function, lambda node: isinstance(node, ast.Call) and _callee_last_part(node.func) in MODULE_WRAPPERS)
+        nodes, lambda node: isinstance(node, ast.Call) and _callee_last_part(node.func) in MODULE_WRAPPERS)
 
 
-def _builds_module(function: ast.stmt) -> bool:
+def _builds_module(nodes: List[ast.AST]) -> bool:
     """A function that returns what it builds with a class (`return nn.Sequential(...)`, `return head, opt`
     after `head = MLP(d)`): training.roles reads whether a module it returns is new."""
     return _returns_with(
-        function, lambda node: isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper())
+        nodes, lambda node: isinstance(node, ast.Call) and _callee_last_part(node.func)[:1].isupper())
 
 
-def _returns_with(function: ast.stmt, kind: Callable[[ast.AST], bool]) -> bool:
-    """A function that returns a value and holds a node `kind` accepts (its whole tree walked once)."""
-    nodes = list(ast.walk(function))
+def _returns_with(nodes: List[ast.AST], kind: Callable[[ast.AST], bool]) -> bool:
+    """A function that returns a value and holds a node `kind` accepts (`nodes`: the function's, walked)."""
     return any(isinstance(node, ast.Return) and node.value is not None for node in nodes) and any(
         kind(node) for node in nodes)
 
@@ -246,12 +273,12 @@ def _calls_of_objects(constructed: Tuple[dict, dict], known: Set[str]) -> List[a
     return methods
 
 
-def _hands_back_parameter(function: ast.stmt) -> bool:
+def _hands_back_parameter(function: ast.stmt, nodes: List[ast.AST]) -> bool:
     """A function that returns one of its parameters (`return model, preds, loss`): training.loop reads
     whether a name rebound to its result holds the very object passed (`TrainingLoop.handed_back`)."""
     arguments = function.args
     parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
-    for node in ast.walk(function):
+    for node in nodes:
         if isinstance(node, ast.Return) and node.value is not None:
             parts = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
             if any(isinstance(part, ast.Name) and part.id in parameters for part in parts):
@@ -301,20 +328,49 @@ def _classes_holding(tree: ast.Module, functions: List[ast.stmt]) -> List[ast.Cl
     return found
 
 
-def _outermost_functions_holding(tree: ast.Module, loop_ids: Set[int]) -> Optional[List[ast.stmt]]:
-    """The outermost function around each candidate loop; None if a loop is in none."""
+def _outermost_functions_holding(tree: ast.Module, loop_ids: Set[int]) -> Optional[Tuple[List[ast.stmt], bool]]:
+    """(the outermost function around each candidate loop, whether a loop is in the module's own code: in no
+    function or class); None if a loop sits in the body of a class, outside its methods."""
     holders: List[ast.stmt] = []
-    pending: List[Tuple[ast.stmt, Optional[ast.stmt]]] = [(statement, None) for statement in tree.body]
+    in_script = False
+    # (statement, the outermost function around it, whether a class is around it and no function)
+    pending: List[Tuple[ast.stmt, Optional[ast.stmt], bool]] = [(statement, None, False) for statement in tree.body]
     while pending:
-        statement, function = pending.pop()
+        statement, function, in_class = pending.pop()
         if id(statement) in loop_ids:
-            if function is None:
-                return None
-            if all(function is not holder for holder in holders):
-                holders.append(function)
-        inside = function if function is not None or not isinstance(statement, _FUNCTIONS) else statement
-        pending.extend((child, inside) for child in _children(statement))
-    return holders
+            if function is not None:
+                if all(function is not holder for holder in holders):
+                    holders.append(function)
+            elif in_class or isinstance(statement, _FUNCTIONS):
+                return None  # a method or function a framework calls (`training_step`): parsed whole
+            else:
+                in_script = True
+        if function is None and isinstance(statement, _FUNCTIONS):
+            function = statement
+        in_class = in_class or isinstance(statement, ast.ClassDef)
+        pending.extend((child, function, in_class) for child in _children(statement))
+    return holders, in_script
+
+
+def _script(tree: ast.Module) -> Tuple[Set[int], List[int]]:
+    """(the statements of the module's own code: those in no function or class, at any depth of its `if`, `for`,
+    `with` and `try` blocks; the lines they hold outside the functions and classes among them)."""
+    found: Set[int] = set()
+    numbers: List[int] = []
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, _FUNCTIONS + (ast.ClassDef,)):
+            continue
+        found.add(id(statement))
+        children = _children(statement)
+        first, last = first_line(statement), statement.end_lineno or statement.lineno
+        own = set(range(first, last + 1))
+        for child in children:  # a compound statement's own lines: its header and clauses (`else:`, `except E:`)
+            own.difference_update(range(first_line(child), (child.end_lineno or child.lineno) + 1))
+        numbers.extend(own)
+        pending.extend(children)
+    return found, sorted(set(numbers))
 
 
 def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[int]:
@@ -346,22 +402,32 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
     return needed
 
 
-def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str]) -> Set[int]:
+def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str], lines: List[str]) -> Set[int]:
     """The simple statements outside `whole` functions that call one of `functions` (`main()`, `self.fit()`)."""
     found: Set[int] = set()
+    if not functions:
+        return found
+    naming = _lines_naming(lines, functions)
     pending: List[ast.stmt] = list(tree.body)
     while pending:
         statement = pending.pop()
         if id(statement) in whole:
             continue
         children = _children(statement)
-        if not children and not isinstance(statement, _FUNCTIONS + (ast.ClassDef,)):
+        if not children and not isinstance(statement, _FUNCTIONS + (ast.ClassDef,)) \
+                and _any_within(naming, first_line(statement), statement.end_lineno):
             for part in ast.walk(statement):
                 if isinstance(part, ast.Call) and _short_callee(part.func) in functions:
                     found.add(id(statement))
                     break
         pending.extend(children)
     return found
+
+
+def _lines_naming(lines: List[str], names: Set[str]) -> List[int]:
+    """The numbers of the lines that may name one of `names` (as part of a word, even; and every line with other
+    than ASCII: `ｔrain` is `train` to Python): a statement whose lines hold none of them is not walked."""
+    return [number for number, line in enumerate(lines, 1) if not line.isascii() or any(name in line for name in names)]
 
 
 def _any_within(numbers: List[int], first: int, last: int) -> bool:
@@ -379,10 +445,7 @@ def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int
     found: List[ast.stmt] = []
     seen: Set[int] = set(whole)
     for _ in range(depth):
-        # the lines that may name one of them (non-ASCII ones too: `ｔrain` is `train` to Python): a statement
-        # whose lines hold none is not walked
-        naming = [number for number, line in enumerate(lines, 1)
-                  if not line.isascii() or any(name in line for name in functions)] if lines is not None else None
+        naming = _lines_naming(lines, functions) if lines is not None else None
         users: List[ast.stmt] = []
         pending: List[Tuple[ast.stmt, Optional[ast.stmt]]] = [(statement, None) for statement in tree.body]
         while pending:
@@ -595,10 +658,24 @@ def first_line(statement: ast.stmt) -> int:
 
 
 def _blocks(statement: ast.stmt) -> List[List[ast.stmt]]:
-    blocks = [getattr(statement, name) for name in ("body", "orelse", "finalbody")
-              if isinstance(getattr(statement, name, None), list) and getattr(statement, name)]
-    blocks.extend(part.body for part in getattr(statement, "handlers", None) or getattr(statement, "cases", None) or ())
+    kind = type(statement)
+    fields = _BLOCK_FIELDS.get(kind)
+    if fields is None:
+        fields = _BLOCK_FIELDS[kind] = (tuple(name for name in ("body", "orelse", "finalbody") if name in kind._fields),
+                                        tuple(name for name in ("handlers", "cases") if name in kind._fields))
+    own, parts = fields
+    blocks = []
+    for name in own:
+        block = getattr(statement, name)
+        if block and isinstance(block, list):
+            blocks.append(block)
+    for name in parts:
+        blocks.extend(part.body for part in getattr(statement, name) or ())
     return blocks
+
+
+# node type -> (its fields that hold a block of statements, its fields that hold handlers or cases with one each)
+_BLOCK_FIELDS: dict = {}
 
 
 def _children(statement: ast.stmt) -> List[ast.stmt]:

@@ -20,6 +20,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from torchlint.names import ModuleNames, dotted_name
+from torchlint.parse import parse_module
 from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
 from torchlint.project.imports import Lookup, module_file
 from torchlint.project.pins import TorchPin, torch_pin
@@ -546,7 +547,7 @@ def _load(path: str, mtime_ns: int, size: int) -> Optional[ProjectModule]:
         except (OSError, UnicodeDecodeError):
             return None
     try:
-        module = cst.parse_module(text)
+        module = parse_module(text)
     except (cst.ParserSyntaxError, RecursionError):
         return None
     names = ModuleNames(module)

