@@ -122,13 +122,15 @@ def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, excluded: E
             is_dir = entry.is_dir()
         except OSError:  # a symlink to itself: reading it will say why it cannot be read
             is_dir = False
+        if not is_dir and not entry.name.endswith(SUFFIXES):
+            continue  # never linted: not worth asking the excludes and the `.gitignore` files about
         if excluded(path, is_dir):
             continue
         if respect_gitignore and ignore.ignored(real / entry.name, is_dir):
             continue
         if is_dir:
             yield from _walk(path, ignore, respect_gitignore, excluded, visited)
-        elif entry.name.endswith(SUFFIXES):
+        else:
             yield path
 
 

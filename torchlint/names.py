@@ -62,18 +62,20 @@ NO_GRAD_CONTEXTS = frozenset(
 
 def short_callee(func: cst.BaseExpression) -> Optional[str]:
     """`step` for `step(...)` and `self.step(...)`: the name of a function of this file that a call may run."""
-    if isinstance(func, cst.Name):
+    kind = type(func)  # as `isinstance`: LibCST's node classes have no subclasses (and `type` is faster)
+    if kind is cst.Name:
         return func.value
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+    if kind is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
         return func.attr.value
     return None
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` for a chain of names and attributes, else None."""
-    if isinstance(node, cst.Name):
+    kind = type(node)
+    if kind is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         base = dotted_name(node.value)
         return f"{base}.{node.attr.value}" if base is not None else None
     return None

@@ -814,14 +814,18 @@ def _returns_only_at_end(function: cst.FunctionDef) -> bool:
     body = list(block_of(function))
     last = body[-1] if body else None
     for part in preorder(function.body):
-        if isinstance(part, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and part is not function:
+        kind = type(part)
+        if kind in _SCOPES and part is not function:
             continue
-        if isinstance(part, (cst.Yield, cst.Await)):
+        if kind is cst.Yield or kind is cst.Await:
             return False
-        if isinstance(part, cst.Return):
+        if kind is cst.Return:
             if not (isinstance(last, cst.SimpleStatementLine) and part in last.body):
                 return False
     return True
+
+
+_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
 def _node_of(flow: FunctionFlow, statement: cst.CSTNode) -> Optional[int]:

@@ -2001,16 +2001,22 @@ def _trained_with(loop: TrainingLoop, names: ModuleNames) -> Iterator[Optional[s
         yield names.callee(item) if isinstance(item, cst.Call) else names.qualify(item)
 
 
+_SIMPLE = frozenset({cst.SimpleStatementLine, cst.SimpleStatementSuite})
+
+
 def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
     """The owners of the blocks nested in a compound statement (an `elif` is its own `if`)."""
-    if isinstance(statement, cst.If):
+    kind = type(statement)  # as `isinstance`: LibCST's node classes have no subclasses (and `type` is faster)
+    if kind in _SIMPLE:
+        return []
+    if kind is cst.If:
         orelse = statement.orelse
         return [statement] + ([orelse] if orelse is not None else [])
-    if isinstance(statement, (cst.For, cst.While)):
+    if kind is cst.For or kind is cst.While:
         return [statement] + ([statement.orelse] if statement.orelse is not None else [])
-    if isinstance(statement, cst.With):
+    if kind is cst.With:
         return [statement]
-    if isinstance(statement, (cst.Try, cst.TryStar)):
+    if kind is cst.Try or kind is cst.TryStar:
         owners: List[cst.CSTNode] = [statement, *statement.handlers]
         owners += [part for part in (statement.orelse, statement.finalbody) if part is not None]
         return owners
@@ -2045,14 +2051,15 @@ class _LoopFinder:
         for index, statement in enumerate(statements):
             here = chain + ((statements, index),)
             top_here = top if top is not None else statement
-            if isinstance(statement, (cst.For, cst.While)) and self._trains(statement, function):
+            kind = type(statement)
+            if (kind is cst.For or kind is cst.While) and self._trains(statement, function):
                 self.loops.append(self._build(statement, function, class_def, here, owner, top_here))
-            if isinstance(statement, cst.FunctionDef):
+            if kind is cst.FunctionDef:
                 framework = self._updates.get(id(statement))
                 if framework is not None and _calls_backward_directly(statement, self.names, []):
                     self.loops.append(self._update_loop(statement, class_def, top_here, framework))
                 self.walk(block_of(statement), (), statement, class_def, statement, top_here)
-            elif isinstance(statement, cst.ClassDef):
+            elif kind is cst.ClassDef:
                 self.walk(block_of(statement), (), None, statement, statement, top_here)
             else:
                 for block_owner in _nested_blocks(statement):
@@ -2420,16 +2427,17 @@ def update_functions(module: cst.Module, names: ModuleNames, source: Optional[st
             and "fit_batch" not in source:
         return found
     for part in preorder(module):
-        if isinstance(part, cst.ClassDef) and speechbrain_brain(part, names):
+        kind = type(part)  # as `isinstance`: LibCST's node classes have no subclasses (and `type` is faster)
+        if kind is cst.ClassDef and speechbrain_brain(part, names):
             for statement in block_of(part):
                 if isinstance(statement, cst.FunctionDef) and statement.name.value == "fit_batch":
                     found[id(statement)] = "speechbrain"
-        if isinstance(part, cst.Call) and names.callee(part) in _ENGINES:
+        if kind is cst.Call and names.callee(part) in _ENGINES:
             handed = positional(part, 0) or keyword(part, "process_function")
             candidates = names.functions.get(handed.value, []) if isinstance(handed, cst.Name) else []
             if len(candidates) == 1:
                 found[id(candidates[0])] = "ignite"
-        elif isinstance(part, cst.ClassDef) and manual_optimisation(part):
+        elif kind is cst.ClassDef and manual_optimisation(part):
             for statement in block_of(part):
                 if isinstance(statement, cst.FunctionDef) and statement.name.value == "training_step":
                     found[id(statement)] = "lightning"
