@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
+from libcst import CSTNode
 
 _LOCK = threading.Lock()
 _CHECKED = CSTNode.__post_init__
