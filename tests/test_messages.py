@@ -72,3 +72,9 @@ def test_a_short_epoch_flush_condition_is_quoted_on_one_line_and_an_inherited_ba
     (finding,) = _findings("tl010_bug_hf_trainer_copied_loop_short_epoch_flush.py", "TL010")
     assert "\n" not in finding.message and "#" not in finding.message
     assert finding.message.count("runs the backward") == 1
+
+
+def test_a_reset_helper_defined_but_not_called_before_the_loop_throws_nothing_away() -> None:
+    (finding,) = _findings("tl010_bug_reset_helper_defined_before_loop.py", "TL010")
+    assert "whole run" in finding.message
+    assert "thrown away" not in finding.message

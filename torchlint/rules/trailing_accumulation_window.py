@@ -144,6 +144,7 @@ from torchlint.names import ModuleNames, dotted_name, int_value, iter_names, pos
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, LoopCounter, StepSite, TrainingLoop
 from torchlint.training.frameworks import IgniteRun
+from torchlint.training.loop import executed
 from torchlint.training.tokens import same_every_micro_batch
 from torchlint.training.windows import checks_in, known_length, sized, walk_counter
 from torchlint.walk import calls_in, contains, preorder
@@ -594,7 +595,7 @@ def _flushed_after_run(loop: TrainingLoop, step: StepSite, check: AccumulationCh
         return False
     for statements, index in loop.enclosing[:-1]:
         if isinstance(statements[index], (cst.For, cst.While)) and any(
-                _steps(statement, step.receiver) for statement in statements[index + 1:]):
+                _steps(statement, step.receiver) for statement in executed(statements[index + 1:])):
             return True
     return False
 

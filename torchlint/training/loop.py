@@ -843,7 +843,7 @@ class TrainingLoop:
         def resets(block: Block) -> bool:
             return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "zero_grad"
                        and (single or dotted_name(call.func.value) == optimizer)
-                       for statement in block for call in calls_in(statement))
+                       for statement in executed(block) for call in calls_in(statement))
 
         before = after = False
         for level in range(len(self.enclosing) - 1, -1, -1):
@@ -1777,11 +1777,11 @@ class TrainingLoop:
         return body.body[0] if isinstance(body, cst.IndentedBlock) and body.body else None
 
     def statements_after(self) -> Block:
-        """The statements that follow the loop in its own block."""
+        """The statements that follow the loop in its own block and run there (`executed`)."""
         if not self.enclosing:
             return ()
         statements, index = self.enclosing[-1]
-        return statements[index + 1:]
+        return executed(statements[index + 1:])
 
     # --- gradient mode -------------------------------------------------------------------
 
@@ -2002,6 +2002,13 @@ def _trained_with(loop: TrainingLoop, names: ModuleNames) -> Iterator[Optional[s
 
 
 _SIMPLE = frozenset({cst.SimpleStatementLine, cst.SimpleStatementSuite})
+_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef})
+
+
+def executed(statements: Block) -> Tuple[cst.CSTNode, ...]:
+    """The statements of a block that run their own code where they stand: not a `def` or a `class`, whose body
+    runs only when it is called (`def reset(opt): opt.zero_grad()` before a loop resets nothing)."""
+    return tuple(statement for statement in statements if type(statement) not in _DEFINITIONS)
 
 
 def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
