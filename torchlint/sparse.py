@@ -139,7 +139,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for statement in used:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
-    needed = (_needed_bindings(tree, whole, known) | _calls_of(tree, whole, {function.name for function in holders}, lines)
+    needed = (_needed_bindings(tree, whole, known)
+              | _calls_of(tree, whole, {function.name for function in holders}, lines)
               | {id(statement) for statement in used} | script)
     # a factory that a kept binding calls (`self.model = build_ddp(model)` in `__init__`) and that returns a
     # wrapped module: training.wrapping reads its returns
