@@ -85,6 +85,46 @@ def test_invalid_notebook_gets_a_clear_message_and_the_run_goes_on(torchlint, tm
     assert "b_train.ipynb:cell 2:3:5: TL003" in result.stdout
 
 
+
+def test_a_walked_notebook_with_a_cell_without_source_gets_a_clear_message(torchlint, tmp_path):
+    """Told even when the notebook trains nothing, and so is never built into a program."""
+    data = json.loads(notebook("print('hello')\n"))
+    del data["cells"][1]["source"]
+    (tmp_path / "a_bad.ipynb").write_text(json.dumps(data))
+    (tmp_path / "b_train.ipynb").write_text(notebook(SETUP, LOOP))
+    result = torchlint(".", "--output-format", "concise", cwd=tmp_path)
+    assert "a_bad.ipynb: code cell 1 (cell 2 of the notebook) has no `source`" in result.stderr
+    assert "b_train.ipynb:cell 2:3:5: TL003" in result.stdout
+
+
+def test_a_walked_notebook_that_spells_its_backward_with_json_escapes_is_still_linted(torchlint, tmp_path):
+    """Whether a notebook found in a folder may train is judged on its cells' code, not on the JSON text,
+    where `backward` may be written `b\\u0061ckward`."""
+    text = notebook(SETUP, LOOP).replace("backward", "b\\u0061ckward")
+    assert "backward" not in text
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb" / "train.ipynb").write_text(text)
+    assert findings(torchlint(".", "--output-format", "json", cwd=tmp_path)) == [("TL003", 2, 3)]
+
+
+def test_a_walked_notebook_that_trains_nothing_is_not_built_into_a_program(tmp_path, monkeypatch):
+    """Masking its magics line by line and finding its cells in the JSON took most of the time a walk spent on
+    notebooks, for nothing: none of its cells can train, and none is checked for syntax."""
+    import torchlint.notebook
+    from torchlint.runner import Task, lint_files
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the program of a notebook that trains nothing was built")
+
+    idle = tmp_path / "plots.ipynb"
+    idle.write_text(notebook("%matplotlib inline\nimport torch\n", "x = torch.randn(3, requires_grad=True)\n",
+                             outputs=[{"output_type": "stream", "name": "stdout", "text": ["loss.backward\n"]}]))
+    monkeypatch.setattr(torchlint.notebook, "read_notebook", refuse)
+    assert lint_files([Task(idle, (), walked=True)], jobs=1)[0].diagnostics == ()
+    with pytest.raises(AssertionError, match="was built"):  # named, it is checked for syntax: built
+        lint_files([Task(idle, (), walked=False)], jobs=1)
+
+
 # --- cells that are not Python, and cells that do not parse ---------------------------------
 
 # Looks like a training step, but it is shell: Jupyter hands it to bash.

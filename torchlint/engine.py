@@ -670,7 +670,8 @@ class Program:
 
 
 def load_program(path: Path, source: SourceText, walked: bool = False) -> Optional[Program]:
-    """The program in a file; None for a notebook of another language (R, Julia...).
+    """The program in a file; None for a notebook with nothing to analyse: of another language (R, Julia...),
+    or found in a folder (`walked`) with neither a cell whose syntax is checked nor one that may train.
 
     A notebook cell that does not parse on its own is left out of the program and gets its own TL000
     (`Program.cell_syntax_errors`), so it hides nothing in the other cells. Cells are checked when the
@@ -679,7 +680,25 @@ def load_program(path: Path, source: SourceText, walked: bool = False) -> Option
     """
     if path.suffix != ".ipynb":
         return Program(source.text)
-    return notebook_program(source.text, str(path), cell_syntax_error if checks_syntax(source.text, walked) else None)
+    checked = checks_syntax(source.text, walked)
+    if not checked and prefiltering() and not _notebook_may_train(source.text, str(path)):
+        return None  # nothing to report: no cell is checked for syntax, and no cell can train
+    return notebook_program(source.text, str(path), cell_syntax_error if checked else None)
+
+
+def _notebook_may_train(text: str, path: str) -> bool:
+    """Whether the program of the notebook JSON `text` may hold a training loop (`may_hold_training_loop`),
+    judged on its code cells as they are (`torchlint.notebook.code_text`), without building the program:
+    masking magics and taking out cells only leave words out. UnreadableFile when `text` is not a notebook.
+
+    Most notebooks found in a folder train nothing, and building their program (each line scanned for
+    IPython's syntax, each cell's place found in the JSON) took most of the time spent on them."""
+    from torchlint.notebook import NotebookError, code_text
+
+    try:
+        return may_hold_training_loop(code_text(text))
+    except NotebookError as error:
+        raise UnreadableFile(f"{path}: {error}") from None
 
 
 def notebook_program(text: str, path: str,

@@ -55,7 +55,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 from torchlint.model import Diagnostic, Edit, Fix
 from torchlint.text import split_lines
 
-__all__ = ["CodeCell", "Notebook", "NotebookError", "fixed_cells", "map_diagnostic", "read_notebook",
+__all__ = ["CodeCell", "Notebook", "NotebookError", "code_text", "fixed_cells", "map_diagnostic", "read_notebook",
            "write_back"]
 
 _CELL_MARKER = "# torchlint: cell {number}"
@@ -150,43 +150,15 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
     `(message, line, column)`; such a cell is left out of the program (masked whole). Without it, every
     Python cell is kept, and a cell that does not parse makes the whole program fail to parse.
     """
-    try:
-        data = json.loads(text[1:] if text.startswith("\ufeff") else text)
-    except json.JSONDecodeError as error:
-        raise NotebookError(f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    except RecursionError:
-        raise NotebookError("not valid JSON: nested too deeply") from None
-    if not isinstance(data, dict):
-        raise NotebookError(f"not a Jupyter notebook: the JSON is {_kind(data)}, not an object with a `cells` list")
-    cells = data.get("cells")
-    if not isinstance(cells, list):
-        if "worksheets" in data:
-            raise NotebookError("nbformat 3 notebooks are not supported: convert it with "
-                                "`jupyter nbconvert --to notebook --nbformat 4`")
-        found = "no `cells` key" if cells is None else f"`cells` is {_kind(cells)}"
-        raise NotebookError(f"not a Jupyter notebook: {found}, expected a list of cells")
+    data, sources = _code_sources(text)
     spans = _source_spans(text)
 
     pieces: List[str] = []
     line_map: List[Optional[Tuple[int, int]]] = []
     code_cells: List[CodeCell] = []
     mask_ids = itertools.count(1)
-    for index, cell in enumerate(cells):
-        if not isinstance(cell, dict):
-            raise NotebookError(f"not a Jupyter notebook: cell {index + 1} is {_kind(cell)}, not an object")
-        if cell.get("cell_type") != "code":
-            continue
+    for index, cell, cell_text, as_list in sources:
         number = len(code_cells) + 1
-        where = f"code cell {number} (cell {index + 1} of the notebook)"
-        if "source" not in cell:
-            raise NotebookError(f"{where} has no `source`")
-        raw = cell["source"]
-        if isinstance(raw, list) and all(isinstance(line, str) for line in raw):
-            cell_text, as_list = "".join(raw), True
-        elif isinstance(raw, str):
-            cell_text, as_list = raw, False
-        else:
-            raise NotebookError(f"{where}: `source` must be a string or a list of strings, not {_kind(raw)}")
         if number > 1:
             pieces.append(_CELL_MARKER.format(number=number) + "\n")
             line_map.append(None)
@@ -210,6 +182,51 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
         pieces.extend(program_lines)
         line_map.extend((number, line) for line in range(1, len(lines) + 1))
     return Notebook(text, data, "".join(pieces), tuple(code_cells), tuple(line_map), _language(data))
+
+
+def code_text(text: str) -> str:
+    """The code cells' sources of notebook JSON `text` as they are, one after another (NotebookError as for
+    `read_notebook`). The program `read_notebook` builds holds no word these do not: it only leaves lines
+    out (magics, cells of another language), takes indents off, and adds its own marker comments. So a
+    word that is not here is not in the program, and this is cheaper to make by far."""
+    return "\n".join(cell_text for _, _, cell_text, _ in _code_sources(text)[1])
+
+
+def _code_sources(text: str) -> Tuple[Dict[str, Any], List[Tuple[int, Dict[str, Any], str, bool]]]:
+    """The notebook's JSON data, and (index in `cells`, cell, source as one string, whether `source` was a list
+    of lines) for each code cell; NotebookError when `text` is not a notebook."""
+    try:
+        data = json.loads(text[1:] if text.startswith("\ufeff") else text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+    except RecursionError:
+        raise NotebookError("not valid JSON: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise NotebookError(f"not a Jupyter notebook: the JSON is {_kind(data)}, not an object with a `cells` list")
+    cells = data.get("cells")
+    if not isinstance(cells, list):
+        if "worksheets" in data:
+            raise NotebookError("nbformat 3 notebooks are not supported: convert it with "
+                                "`jupyter nbconvert --to notebook --nbformat 4`")
+        found = "no `cells` key" if cells is None else f"`cells` is {_kind(cells)}"
+        raise NotebookError(f"not a Jupyter notebook: {found}, expected a list of cells")
+    sources: List[Tuple[int, Dict[str, Any], str, bool]] = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            raise NotebookError(f"not a Jupyter notebook: cell {index + 1} is {_kind(cell)}, not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        where = f"code cell {len(sources) + 1} (cell {index + 1} of the notebook)"
+        if "source" not in cell:
+            raise NotebookError(f"{where} has no `source`")
+        raw = cell["source"]
+        if isinstance(raw, list) and all(isinstance(line, str) for line in raw):
+            sources.append((index, cell, "".join(raw), True))
+        elif isinstance(raw, str):
+            sources.append((index, cell, raw, False))
+        else:
+            raise NotebookError(f"{where}: `source` must be a string or a list of strings, not {_kind(raw)}")
+    return data, sources
 
 
 def map_diagnostic(notebook: Notebook, diagnostic: Diagnostic) -> Diagnostic:
