@@ -5,10 +5,11 @@ in this process, so a run whose files all fail the prefilter or hit the cache
 never imports LibCST. On Linux, as soon as one file needs analysis (on a cold
 run, at once), a worker is forked that imports LibCST while this process reads
 on and screens files, and then forks the other workers (one per CPU by
-default): see `_Relay`.
+default): see `_Relay`. Each file that needs analysis goes to them as soon as
+it is read, so they analyse while this process reads and prefilters the rest.
 Elsewhere the files left are analysed on a process pool when there is enough
-work to repay starting it. Either way the biggest files go first, so that one
-of them does not finish last. A file whose LibCST tree would take over a
+work to repay starting it, the biggest files first, so that one of them does
+not finish last. A file whose LibCST tree would take over a
 hundred megabytes (over 200 KB of code to parse) is analysed alone, after the
 workers, in a process of its own, so a run's memory stays that of its biggest
 file. Results come back in the order of the tasks, whatever order the workers
@@ -23,7 +24,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from torchlint.cache import Cache
 from torchlint.collector import collector_paused
@@ -105,58 +106,19 @@ def lint_files(
     """
     results: List[Optional[LintResult]] = [None] * len(tasks)
     pending: List[_Job] = []
+    deferred: List[Tuple[_Job, Optional[Screened]]] = []  # handed back by the relay: analysed after it
     programs: Dict[int, tuple] = {}
     projects: Dict[int, Tuple[Tuple[str, int, int], ...]] = {}  # job -> the project its cache entry rests on
     relaying = relay is not None or (len(tasks) >= RELAY_MIN_FILES and _relay_workers(jobs) >= 2)
     if relay is None and relaying:
         relay = start_relay(jobs, cache)
-    for index, task in enumerate(tasks):
-        shown = str(task.path)
-        try:
-            source = read_source(task.path)
-            program = load_program(task.path, source, task.walked)
-        except UnreadableFile as error:
-            results[index] = LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
-            advance()
-            continue
-        # A notebook cell that does not parse was checked with the whole notebook (`load_program`): its TL000
-        # stands even where the cells left hold no training loop.
-        if program is None or (skipped_unparsed(program.text, task.walked, shown) and not program.cell_syntax_errors):
-            results[index] = LintResult(shown)  # nothing to quote: the text is not kept
-            advance()
-            continue
-        unchecked = not checks_syntax(program.text, task.walked, shown)  # parsed all the same: $TORCHLINT_NO_PREFILTER
-        key = None
-        if cache is not None:
-            key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
-            found = cache.get(key, shown)
-            if found is not None:
-                results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),
-                                         source, program)
-                advance()
-                continue
-        depends = _project_dependency(shown, program.text)
-        if relay is None and prefiltering() and not may_train(program.text, shown):
-            # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
-            # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
-            # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
-            with collector_paused():
-                screened = screen(program.text, shown)
-            if not isinstance(screened, Screened):
-                diagnostics, problems = screened
-                if cache is not None and key is not None and not problems:
-                    cache.put(key, diagnostics, depends)
-                results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
-                advance()
-                continue
-        programs[index] = (source, program)
-        pending.append((index, shown, program.text, task.codes, key))
-        projects[index] = depends
-        if relaying and relay is None and len(program.text) <= HUGE_FILE_CHARS:
-            relay = _Relay(_relay_workers(jobs))  # its first worker imports LibCST while files are read
 
-    for job, (diagnostics, problems, dependencies) in _analyse_all(pending, jobs, relay):
+    def settle(job: _Job, outcome: Union[_Outcome, _Deferred]) -> None:
         index, shown, _, _, key = job
+        if isinstance(outcome, _Deferred):
+            deferred.append((job, outcome.screened))
+            return
+        diagnostics, problems, dependencies = outcome
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics, tuple(dependencies) + projects.pop(index))
@@ -164,6 +126,68 @@ def lint_files(
         diagnostics = program.to_file(_without_syntax_error(diagnostics, unchecked))
         results[index] = _result(shown, diagnostics, problems, source, program)
         advance()
+
+    try:
+        for index, task in enumerate(tasks):
+            shown = str(task.path)
+            try:
+                source = read_source(task.path)
+                program = load_program(task.path, source, task.walked)
+            except UnreadableFile as error:
+                results[index] = LintResult(shown, problems=(Problem(shown, str(error), "unreadable"),))
+                advance()
+                continue
+            # A notebook cell that does not parse was checked with the whole notebook (`load_program`): its TL000
+            # stands even where the cells left hold no training loop.
+            if program is None or (skipped_unparsed(program.text, task.walked, shown)
+                                   and not program.cell_syntax_errors):
+                results[index] = LintResult(shown)  # nothing to quote: the text is not kept
+                advance()
+                continue
+            unchecked = not checks_syntax(program.text, task.walked, shown)  # parsed all the same: no prefilter
+            key = None
+            if cache is not None:
+                key = cache.key(program.text, "notebook" if program.notebook is not None else "py", task.codes)
+                found = cache.get(key, shown)
+                if found is not None:
+                    results[index] = _result(shown, program.to_file(_without_syntax_error(found, unchecked)), (),
+                                             source, program)
+                    advance()
+                    continue
+            depends = _project_dependency(shown, program.text)
+            if relay is None and prefiltering() and not may_train(program.text, shown):
+                # Named, so checked for syntax, but it cannot hold a training loop: CPython's parser settles it
+                # here, without LibCST, unless it finds an error for LibCST to report. On a cold run the relay
+                # is there already: its workers check such files too (as `screen` does, LibCST never parses them).
+                with collector_paused():
+                    screened = screen(program.text, shown)
+                if not isinstance(screened, Screened):
+                    diagnostics, problems = screened
+                    if cache is not None and key is not None and not problems:
+                        cache.put(key, diagnostics, depends)
+                    results[index] = _result(shown, program.to_file(diagnostics), problems, source, program)
+                    advance()
+                    continue
+            programs[index] = (source, program)
+            projects[index] = depends
+            job = (index, shown, program.text, task.codes, key)
+            if relaying and relay is None and len(program.text) <= HUGE_FILE_CHARS:
+                relay = _Relay(_relay_workers(jobs))  # its first worker imports LibCST while files are read
+            if relay is not None and len(program.text) <= HUGE_FILE_CHARS:
+                # to the workers at once: they analyse while this process reads on
+                handed = relay.submit(job)
+                if handed is not None:
+                    settle(job, handed)
+                for answered in relay.answered():
+                    settle(*answered)
+            else:
+                pending.append(job)
+
+        for job, outcome in _analyse_all(pending, jobs, relay, deferred):
+            settle(job, outcome)
+    finally:
+        if relay is not None:
+            relay.abandon()  # stopped early (an error, Ctrl-C): no worker is left waiting for jobs
     return [result for result in results if result is not None]
 
 
@@ -213,14 +237,17 @@ def _analysed(job: _Job, parse_limit: Optional[int], screened: Optional[Screened
     return diagnostics, problems, file_stamps(used)
 
 
-def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = None):
-    """(job, outcome) for every job: on the relay, or a process pool when asked or when it pays, else here."""
+def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = None,
+                 deferred: Sequence[Tuple[_Job, Optional[Screened]]] = ()):
+    """(job, outcome) for every job, and for those already handed to `relay` (`_Relay.submit`): on the relay, or a
+    process pool when asked or when it pays, else here. `deferred`: jobs the relay handed back already."""
     # A big file's LibCST tree takes over a hundred megabytes: workers hand such files back once they
     # know a parse is needed, and they are analysed here after the workers are gone, one at a time,
     # so the memory of the whole run stays that of one big file. Huge files never go to a worker.
     huge = [job for job in jobs if len(job[2]) > HUGE_FILE_CHARS]
     small = [job for job in jobs if len(job[2]) <= HUGE_FILE_CHARS]
-    if relay is not None and small:
+    deferred = list(deferred)
+    if relay is not None and (small or relay.fed):
         outcomes = relay.analyse(small)
     else:
         if relay is not None:
@@ -232,7 +259,6 @@ def _analyse_all(jobs: List[_Job], processes: int, relay: Optional["_Relay"] = N
                 yield job, _analyse(job)
             return
         outcomes = _on_pool(small, workers)
-    deferred: List[Tuple[_Job, Optional[Screened]]] = []
     for job, outcome in outcomes:
         if isinstance(outcome, _Deferred):
             deferred.append((job, outcome.screened))
@@ -293,12 +319,15 @@ class _Relay:
     Importing LibCST and the rules takes a fifth of a second, as long as analysing a hundred
     files. The first worker is forked as soon as one file needs analysis (on a cold run,
     before the files are even found: `start_relay`), and imports them while this process
-    goes on finding and reading files and then screens the biggest jobs (CPython's
-    parse, the loop gate, the sparse program: `torchlint.engine.screen`, no LibCST); once it
-    has imported them, the first worker forks the others, which inherit them, and says so.
-    From then on jobs go to the queue whole, biggest first, so that no big file is left to
-    the end. Each worker answers on a pipe of its own: a worker that dies is noticed, and
-    the jobs it did not answer are analysed here.
+    goes on finding and reading files. Meanwhile this process screens the jobs it hands
+    over (CPython's parse, the loop gate, the sparse program: `torchlint.engine.screen`, no
+    LibCST); once it has imported them, the first worker forks the others, which inherit
+    them, and says so. From then on jobs go to the queue whole. `lint_files` hands each job
+    over as soon as it has read the file (`submit`) and takes the answers that are in
+    between files (`answered`), so the workers analyse while it reads on; `analyse` hands
+    over a list of jobs at once, biggest first, so that no big file is left to the end.
+    Each worker answers on a pipe of its own: a worker that dies is noticed, and the jobs
+    it did not answer are analysed here.
     """
 
     def __init__(self, workers: int) -> None:
@@ -313,80 +342,111 @@ class _Relay:
         for _, writer in self.pipes:
             writer.close()
         self.warm = False
-        self.used = False  # analyse() or abandon() has been called
+        self.used = False  # a job was handed over (`submit`, `analyse`)
+        self.sent: List[_Job] = []  # by position, the number the workers answer with
+        self.unanswered: Set[int] = set()  # positions in the workers' hands
+        self.readers = [reader for reader, _ in self.pipes]  # of the workers not known to be gone
+        self.ended = False  # told the workers no more jobs come (`_end`)
+        self.finished = False  # every outcome given (`analyse`)
+        self.abandoned = False
 
     def _warm(self) -> bool:
         """Whether the first worker has imported LibCST (or is gone)."""
-        if not self.warm and self.pipes[0][0].poll():
+        first = self.pipes[0][0]
+        if not self.warm and first in self.readers and first.poll():
             try:
-                self.pipes[0][0].recv()
-            except (EOFError, OSError):
+                first.recv()  # its first word: "warm"
+            except (EOFError, OSError):  # gone: `answered` finds so too
                 pass
             self.warm = True
         return self.warm
 
-    def analyse(self, jobs: List[_Job]):
-        """(job, outcome) for every job, in the order the workers finish them."""
+    @property
+    def fed(self) -> bool:
+        """Whether jobs were handed to it (`submit`) whose outcomes `analyse` has yet to give."""
+        return bool(self.sent) and not self.finished
+
+    def submit(self, job: _Job) -> Optional[Union[_Outcome, _Deferred]]:
+        """Hand one job to the workers; None, or its outcome when it was settled here: screened while the first
+        worker imports, it needed no LibCST, or its parse is for a process of its own (`_Deferred`)."""
+        self.used = True
+        position = len(self.sent)
+        self.sent.append(job)
+        _, shown, text, codes, _ = job
+        if self._warm():
+            self.queue.put((position, shown, text, codes, None, None, _index_facts(shown, text)))
+            self.unanswered.add(position)
+            return None
+        with collector_paused():
+            screened = screen(text, shown)  # while the first worker imports
+        if not isinstance(screened, Screened):
+            return (*screened, ())
+        if screened.parse_size > BIG_FILE_CHARS:
+            return _Deferred(screened)  # analysed after the workers, in a process of its own
+        program = "" if screened.program is text else screened.program
+        self.queue.put((position, shown, text, codes, program, screened.statement_lines, _index_facts(shown, text)))
+        self.unanswered.add(position)
+        return None
+
+    def answered(self, block: bool = False) -> Iterator[Tuple[_Job, Union[_Outcome, _Deferred]]]:
+        """(job, outcome) for the jobs the workers have answered; with `block`, wait until every worker is gone
+        (after `_end`)."""
         from multiprocessing.connection import wait
 
-        self.used = True
-
-        unanswered = set(range(len(jobs)))
-        ended = finished = False
-        try:
-            for position in sorted(range(len(jobs)), key=lambda p: -len(jobs[p][2])):
-                _, shown, text, codes, _ = jobs[position]
-                if self._warm():
-                    self.queue.put((position, shown, text, codes, None, None, _index_facts(shown, text)))
+        while self.readers:
+            ready = wait(self.readers, None if block else 0)
+            if not ready:
+                return
+            for reader in ready:
+                try:
+                    answer = reader.recv()
+                except (EOFError, OSError):  # the worker is gone: it has answered all it will
+                    self.readers.remove(reader)
+                    reader.close()
                     continue
-                with collector_paused():
-                    screened = screen(text, shown)  # while the first worker imports
-                if not isinstance(screened, Screened):
-                    unanswered.discard(position)
-                    yield jobs[position], (*screened, ())
-                elif screened.parse_size > BIG_FILE_CHARS:
-                    unanswered.discard(position)
-                    yield jobs[position], _Deferred(screened)  # analysed after the workers, in a process of its own
-                else:
-                    program = "" if screened.program is text else screened.program
-                    self.queue.put((position, shown, text, codes, program, screened.statement_lines,
-                                    _index_facts(shown, text)))
+                if answer == "warm":
+                    self.warm = True
+                elif isinstance(answer, tuple) and answer[0] in self.unanswered:
+                    self.unanswered.discard(answer[0])
+                    yield self.sent[answer[0]], answer[1]
+
+    def analyse(self, jobs: List[_Job]):
+        """(job, outcome) for every job, and for those handed over before (`submit`), in the order the workers
+        finish them. The jobs go biggest first, so that no big file is left to the end."""
+        self.used = True
+        try:
+            for job in sorted(jobs, key=lambda job: -len(job[2])):
+                handed = self.submit(job)
+                if handed is not None:
+                    yield job, handed
             self._end()
-            ended = True
-            readers = [reader for reader, _ in self.pipes]
-            while readers:
-                for reader in wait(readers):
-                    try:
-                        answer = reader.recv()
-                    except (EOFError, OSError):  # the worker is gone: it has answered all it will
-                        readers.remove(reader)
-                        reader.close()
-                        continue
-                    if isinstance(answer, tuple) and answer[0] in unanswered:
-                        unanswered.discard(answer[0])
-                        yield jobs[answer[0]], answer[1]
+            self.ended = True
+            yield from self.answered(block=True)
             self.first.join()
-            finished = True
+            self.finished = True
         finally:
-            if not finished:  # stopped early: the workers finish the job in hand and leave
-                self._let_go(end=not ended)
-            self.queue.close()
-            self.queue.cancel_join_thread()
-        for position in sorted(unanswered):  # what a worker that died took, or never answered
-            yield jobs[position], _analyse(jobs[position])
+            if not self.finished:  # stopped early: the workers finish the job in hand and leave
+                self.abandon()
+            else:
+                self.queue.close()
+                self.queue.cancel_join_thread()
+        for position in sorted(self.unanswered):  # what a worker that died took, or never answered
+            self.unanswered.discard(position)
+            yield self.sent[position], _analyse(self.sent[position])
 
     def _end(self) -> None:
         for _ in range(self.workers):
             self.queue.put(None)
 
     def abandon(self) -> None:
-        """Stop the workers without waiting for them: no file needed them after all."""
-        if self.used:
+        """Stop the workers without waiting for them: no file needed them after all, or the run stopped early
+        (they finish the job in hand and leave). Nothing once `analyse` has given every outcome."""
+        if self.finished or self.abandoned:
             return
-        self.used = True
-        if not self._warm():
+        self.abandoned = True
+        if not self.used and not self._warm():
             self.first.terminate()  # still importing: it has forked nobody yet
-        self._let_go(end=True)
+        self._let_go(end=not self.ended)
         self.queue.close()
         self.queue.cancel_join_thread()
 
@@ -394,8 +454,10 @@ class _Relay:
         """Workers take no more jobs (after those queued, when `end`) and learn at once that nobody listens."""
         if end:
             self._end()
+            self.ended = True
         for reader, _ in self.pipes:
             reader.close()
+        self.readers = []
 
 
 def _index_facts(shown: str, text: str):
