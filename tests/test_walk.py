@@ -130,3 +130,39 @@ def test_node_classes_tested_by_their_type_have_no_subclasses():
                  cst.Return, cst.For, cst.While, cst.If, cst.With, cst.Try, cst.TryStar, cst.SimpleStatementLine,
                  cst.SimpleStatementSuite):
         assert not kind.__subclasses__(), kind
+
+
+# --- the screen's walks over CPython's trees (torchlint.pywalk) -------------------------------------------------
+
+PYTHON_CONSTRUCTS = """\
+async def f(a, /, b=g(1), *args, c=h(), **kw):
+    async with lock() as (x, y):
+        async for item in stream(z):
+            match item:
+                case {"k": [first, *rest]} if guard(first):
+                    total += first
+                case Point(x=0) | None:
+                    pass
+    global counter
+    lam = lambda q=d(): [e(i) for i in range(3) if keep(i)]
+    return f"{fmt(a)!r:>{width()}}", (yield await go()), {k(v): w for v in s}, x if t() else y
+"""
+
+
+def _python_sources() -> List[str]:
+    return [PYTHON_CONSTRUCTS] + [path.read_text(encoding="utf-8") for path in SOURCES]
+
+
+def test_the_screens_walk_meets_every_node_ast_walk_does_but_operators_and_contexts():
+    import ast
+
+    from torchlint.pywalk import calls, nodes
+
+    leaves = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    for text in _python_sources():
+        tree = ast.parse(text)
+        for top in [tree, *tree.body]:
+            expected = [node for node in ast.walk(top) if not isinstance(node, leaves)]
+            got = nodes(top)
+            assert len(got) == len(expected) and {id(node) for node in got} == {id(node) for node in expected}
+            assert sorted(map(id, calls(top))) == sorted(id(node) for node in expected if isinstance(node, ast.Call))

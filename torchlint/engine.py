@@ -23,6 +23,7 @@ from typing import FrozenSet, TYPE_CHECKING, Callable, List, Optional, Sequence,
 from torchlint import env_flag
 from torchlint.collector import collector_paused
 from torchlint.model import ERROR, Diagnostic
+from torchlint.pywalk import calls
 from torchlint.text import split_lines
 
 if TYPE_CHECKING:
@@ -463,18 +464,17 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         r"backward\b|\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
     lines = text.split("\n") if "\r" not in text else [line.rstrip("\r\n") for line in split_lines(text)]
     found = [loop for loop in loops if words.search("\n".join(lines[loop.lineno - 1:loop.end_lineno]))
-             and any(_may_be_backward(node, names, methods) for node in ast.walk(loop))]
+             and any(_may_be_backward(node, names, methods) for node in calls(loop))]
     helpers = _backward_helpers(functions, names, lines) if len(found) < len(loops) else set()
     if helpers:  # a loop that calls a function of the file that runs a backward (`training.calls`)
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, helpers) and any(
-            isinstance(node, ast.Call) and _called_name(node) in helpers for node in ast.walk(loop))]
+            _called_name(node) in helpers for node in calls(loop))]
     entries = _project_entries(text, path, tree) if len(found) < len(loops) else set()
     if entries:  # a loop that calls into another file of the project that runs a backward
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
-            isinstance(node, ast.Call) and not _callee_parts(node.func).isdisjoint(entries)
-            for node in ast.walk(loop))]
+            not _callee_parts(node.func).isdisjoint(entries) for node in calls(loop))]
     return found + updates
 
 
@@ -518,7 +518,7 @@ def _update_functions(functions: List[ast.stmt], names: set, text: str) -> List[
             continue
         handed = re.search(r"Engine\(\s*(?:process_function\s*=\s*)?" + re.escape(name) + r"\b", text)
         manual = (name == "training_step" and "automatic_optimization" in text) or (brain and name == "fit_batch")
-        if (handed or manual) and any(_may_be_backward(node, names) for node in ast.walk(function)):
+        if (handed or manual) and any(_may_be_backward(node, names) for node in calls(function)):
             found.append(function)
     return found
 
@@ -539,13 +539,11 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
             return _BACKWARD_CALLED.search(text) is not None
         return "backward" in text
     helpers = {function.name for function in functions if spelled(texts[id(function)])
-               and any(isinstance(node, ast.Call) and _may_be_backward(node, backward)
-                       and _called_name(node) != "grad" for node in ast.walk(function))}
+               and any(_may_be_backward(node, backward) and _called_name(node) != "grad" for node in calls(function))}
     if helpers:
         called = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, helpers))) + r")\s*\(")
         helpers |= {function.name for function in functions if called.search(texts[id(function)])
-                    and any(isinstance(node, ast.Call) and _called_name(node) in helpers
-                            for node in ast.walk(function))}
+                    and any(_called_name(node) in helpers for node in calls(function))}
     return helpers
 
 

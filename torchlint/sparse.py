@@ -57,6 +57,7 @@ import re
 from collections import deque
 from typing import Callable, Iterable, List, Optional, Set, Tuple
 
+from torchlint.pywalk import calls, nodes as all_nodes
 from torchlint.text import split_lines
 from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
 
@@ -159,7 +160,8 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
 
 
 class _Walked:
-    """`list(ast.walk(function))`, each function walked once however many shapes are asked of it."""
+    """`list(ast.walk(function))` (`torchlint.pywalk.nodes`), each function walked once however many shapes are
+    asked of it."""
 
     def __init__(self) -> None:
         self._nodes: dict = {}
@@ -167,7 +169,7 @@ class _Walked:
     def __call__(self, function: ast.stmt) -> List[ast.AST]:
         nodes = self._nodes.get(id(function))
         if nodes is None:
-            nodes = self._nodes[id(function)] = list(ast.walk(function))
+            nodes = self._nodes[id(function)] = all_nodes(function)
         return nodes
 
 
@@ -203,7 +205,7 @@ def _hands_on_elements(nodes: List[ast.AST]) -> bool:
     for node in nodes:
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and any(
                 isinstance(inner, ast.Yield) and isinstance(inner.value, ast.Name) and inner.value.id == node.target.id
-                for inner in ast.walk(node)):
+                for inner in all_nodes(node)):
             return True
     return False
 
@@ -417,8 +419,8 @@ def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str], lines: Lis
         children = _children(statement)
         if not children and not isinstance(statement, _FUNCTIONS + (ast.ClassDef,)) \
                 and _any_within(naming, first_line(statement), statement.end_lineno):
-            for part in ast.walk(statement):
-                if isinstance(part, ast.Call) and _short_callee(part.func) in functions:
+            for part in calls(statement):
+                if _short_callee(part.func) in functions:
                     found.add(id(statement))
                     break
         pending.extend(children)
@@ -488,7 +490,7 @@ def _own_parts(statement: ast.stmt) -> Iterable[ast.AST]:
             continue
         for part in value if isinstance(value, list) else [value]:
             if isinstance(part, ast.AST):
-                yield from ast.walk(part)
+                yield from all_nodes(part)
 
 
 def _short_callee(func: ast.expr) -> Optional[str]:
@@ -538,7 +540,7 @@ def _binding_names(statement: ast.stmt) -> Tuple[Set[str], Set[str]]:
 
 def _identifiers(node: ast.AST) -> Set[str]:
     found = set()
-    for part in ast.walk(node):
+    for part in all_nodes(node):
         if isinstance(part, ast.Name):
             found.add(part.id)
         elif isinstance(part, ast.Attribute):

@@ -43,6 +43,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from torchlint.collector import collector_paused
 from torchlint.project.imports import Lookup, module_file
+from torchlint.pywalk import nodes as all_nodes
 from torchlint.wrappers import SAME_MODULE_METHODS
 
 # How many folders above a file its repository's root (`.git`) is looked for.
@@ -318,7 +319,7 @@ class _Summarizer:
                     self._expression(part, scope)
 
     def _expression(self, node: ast.AST, scope: str) -> None:
-        for part in ast.walk(node):
+        for part in all_nodes(node):
             if isinstance(part, ast.NamedExpr):
                 self._bind(scope, part.target, _built(part.value))
             if not isinstance(part, ast.Call):
