@@ -13,7 +13,7 @@ Nothing here imports LibCST.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Tuple, Type
+from typing import Dict, List, Optional, Tuple, Type
 
 __all__ = ["calls", "nodes"]
 
@@ -31,34 +31,23 @@ def _fields(cls: Type[ast.AST]) -> Tuple[str, ...]:
 
 def nodes(node: ast.AST) -> List[ast.AST]:
     """`node` and every node under it, as `ast.walk` gives them, less operators and expression contexts."""
-    found: List[ast.AST] = []
-    stack = [node]
-    pop, push, keep, fields, known, AST = stack.pop, stack.append, found.append, _FIELDS.get, _fields, ast.AST
-    while stack:
-        node = pop()
-        keep(node)
-        cls = type(node)
-        for name in fields(cls) or known(cls):
-            value = getattr(node, name, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, AST):
-                        push(item)
-            elif isinstance(value, AST):
-                push(value)
-    return found
+    return _walk(node, None)
 
 
 def calls(node: ast.AST) -> List[ast.Call]:
     """Every call in `node`, itself included: `[n for n in ast.walk(node) if isinstance(n, ast.Call)]`."""
-    found: List[ast.Call] = []
+    return _walk(node, ast.Call)
+
+
+def _walk(node: ast.AST, only: Optional[Type[ast.AST]]) -> list:
+    """The nodes of `node` (all, or those of the class `only`: ast's node classes have no subclasses)."""
+    found: list = []
     stack = [node]
-    pop, push, keep, fields, known, AST, Call = stack.pop, stack.append, found.append, _FIELDS.get, _fields, \
-        ast.AST, ast.Call
+    pop, push, keep, fields, known, AST = stack.pop, stack.append, found.append, _FIELDS.get, _fields, ast.AST
     while stack:
         node = pop()
         cls = type(node)
-        if cls is Call:
+        if only is None or cls is only:
             keep(node)
         for name in fields(cls) or known(cls):
             value = getattr(node, name, None)
