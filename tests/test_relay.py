@@ -135,3 +135,29 @@ def test_screening_a_file_with_a_training_loop_never_imports_libcst():
              "assert isinstance(screened, Screened) and 'backward' in screened.program, screened\n")
     result = subprocess.run([sys.executable, "-c", probe], cwd=str(REPO), capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_run_stopped_while_files_are_still_read_leaves_no_worker_behind(tmp_path, monkeypatch):
+    """Jobs go to the workers as soon as their file is read (`lint_files`): an error, or Ctrl-C, while later
+    files are read must still let the workers go, not leave them waiting for jobs."""
+    for number in range(6):
+        (tmp_path / f"train_{number}.py").write_text(ACCUMULATION_BUG)
+    real_read = runner.read_source
+    read = []
+
+    def read_source(path):
+        read.append(path)
+        if len(read) == 4:
+            raise KeyboardInterrupt
+        return real_read(path)
+
+    monkeypatch.setattr(runner, "read_source", read_source)
+    tasks = [runner.Task(path, CODES, walked=True) for path in sorted(tmp_path.glob("*.py"))]
+    relay = runner.start_relay(2)  # held, as the command holds it: its pipes stay open
+    with pytest.raises(KeyboardInterrupt):
+        runner.lint_files(tasks, jobs=2, relay=relay)
+    assert read and relay.sent, "no job was handed over before the error"
+    deadline = time.monotonic() + 30
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
