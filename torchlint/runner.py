@@ -413,14 +413,12 @@ class _Relay:
     def analyse(self, jobs: List[_Job]):
         """(job, outcome) for every job, and for those handed over before (`submit`), in the order the workers
         finish them. The jobs go biggest first, so that no big file is left to the end."""
-        self.used = True
         try:
             for job in sorted(jobs, key=lambda job: -len(job[2])):
                 handed = self.submit(job)
                 if handed is not None:
                     yield job, handed
             self._end()
-            self.ended = True
             yield from self.answered(block=True)
             self.first.join()
             self.finished = True
@@ -435,8 +433,11 @@ class _Relay:
             yield self.sent[position], _analyse(self.sent[position])
 
     def _end(self) -> None:
-        for _ in range(self.workers):
-            self.queue.put(None)
+        """Tell the workers that no more jobs come (once): they take those queued, then leave."""
+        if not self.ended:
+            self.ended = True
+            for _ in range(self.workers):
+                self.queue.put(None)
 
     def abandon(self) -> None:
         """Stop the workers without waiting for them: no file needed them after all, or the run stopped early
@@ -446,18 +447,12 @@ class _Relay:
         self.abandoned = True
         if not self.used and not self._warm():
             self.first.terminate()  # still importing: it has forked nobody yet
-        self._let_go(end=not self.ended)
-        self.queue.close()
-        self.queue.cancel_join_thread()
-
-    def _let_go(self, end: bool) -> None:
-        """Workers take no more jobs (after those queued, when `end`) and learn at once that nobody listens."""
-        if end:
-            self._end()
-            self.ended = True
-        for reader, _ in self.pipes:
+        self._end()  # no more jobs than those queued
+        for reader, _ in self.pipes:  # and they learn at once that nobody listens
             reader.close()
         self.readers = []
+        self.queue.close()
+        self.queue.cancel_join_thread()
 
 
 def _index_facts(shown: str, text: str):
