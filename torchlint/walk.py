@@ -9,7 +9,8 @@ visit children in source order, as `visit` does.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Dict, Iterator, List, Tuple, Type
+from operator import attrgetter
+from typing import Callable, Dict, Iterator, List, Set, Tuple, Type
 
 import libcst as cst
 
@@ -48,25 +49,61 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
     return names
 
 
+def _subclasses(kind: type) -> Set[type]:
+    found = {kind}
+    for sub in kind.__subclasses__():
+        found |= _subclasses(sub)
+    return found
+
+
+# Every node class LibCST defines, and the other types met in fields; a type met first after import (a class
+# made later) is sorted once, by `_is_node`.
+_NODES: Set[type] = _subclasses(cst.CSTNode)
+_OTHERS: Set[type] = {type(None), str, bool, int, tuple, list}
+
+
 def _is_node(kind: type) -> bool:
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
+    if kind in _NODES:
+        return True
+    if kind in _OTHERS:
+        return False
+    node = issubclass(kind, cst.CSTNode)
+    (_NODES if node else _OTHERS).add(kind)
+    return node
 
 
-_NODE_TYPES: Dict[type, bool] = {}
+# Per node class, one call that reads its meaningful fields: `attrgetter` reads them all in C.
+_READERS: Dict[type, Callable[[cst.CSTNode], tuple]] = {}
+
+
+def _reader(kind: type) -> Callable[[cst.CSTNode], tuple]:
+    names = _child_fields(kind)
+    if len(names) > 1:
+        reader = attrgetter(*names)
+    elif names:
+        single = attrgetter(names[0])
+        reader = lambda node: (single(node),)  # noqa: E731 - one field: `attrgetter` gives the value, not a tuple
+    else:
+        reader = lambda node: ()  # noqa: E731
+    _READERS[kind] = reader
+    return reader
 
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """The node's children that carry meaning, in source order."""
+    reader = _READERS.get(type(node)) or _reader(type(node))
     found: List[cst.CSTNode] = []
-    for name in _child_fields(type(node)):
-        value = getattr(node, name, None)
+    nodes, others = _NODES, _OTHERS
+    for value in reader(node):
         kind = type(value)
-        if kind is tuple or kind is list:
-            found.extend(item for item in value if _is_node(type(item)))
-        elif _is_node(kind):
+        if kind in nodes:
+            found.append(value)
+        elif kind is tuple or kind is list:
+            for item in value:
+                kind = type(item)
+                if kind in nodes or (kind not in others and _is_node(kind)):
+                    found.append(item)
+        elif kind not in others and _is_node(kind):
             found.append(value)
     return found
 
@@ -74,27 +111,39 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     """Every call in `node`, inner calls before the calls that contain them (lambda bodies excluded)."""
     calls: List[cst.Call] = []
-    _collect_calls(node, calls)
+    # A call is met twice: as a node, when its children go on the stack after it, and as `(call,)`, once they
+    # are done. LibCST's node classes have no subclasses; `isinstance` on their ABCs is many times slower.
+    stack: list = [node]
+    pop, extend, push = stack.pop, stack.extend, stack.append
+    call, lambda_ = cst.Call, cst.Lambda
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is tuple:
+            calls.append(current[0])
+            continue
+        if kind is lambda_:
+            continue
+        if kind is call:
+            push((current,))
+        below = children(current)
+        if below:
+            below.reverse()
+            extend(below)
     return calls
-
-
-def _collect_calls(node: cst.CSTNode, calls: List[cst.Call]) -> None:
-    kind = type(node)  # LibCST's node classes have no subclasses; `isinstance` on their ABCs is many times slower
-    if kind is cst.Lambda:
-        return
-    for child in children(node):
-        _collect_calls(child, calls)
-    if kind is cst.Call:
-        calls.append(node)
 
 
 def preorder(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and every node below it, parents before children, in source order."""
     stack = [node]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        current = stack.pop()
+        current = pop()
         yield current
-        stack.extend(reversed(children(current)))
+        below = children(current)
+        if below:
+            below.reverse()
+            extend(below)
 
 
 def contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:
