@@ -426,6 +426,9 @@ def test_a_caller_that_stops_wrapping_or_hands_on_the_loop_silences_the_ddp_find
     assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
     main.write_text(original + "\nHOOKS = [train_one_epoch]\n")
     assert lint_source(engine.read_text(), str(engine), ALL_RULES)[0] == []
+    # the name in a string, as a keyword or as another object's attribute hands nothing on
+    main.write_text(original + "\nlog('train_one_epoch', train_one_epoch=True, step=args.train_one_epoch)\n")
+    assert [d.code for d in lint_source(engine.read_text(), str(engine), ALL_RULES)[0]] == ["TL016"]
     main.write_text(original.replace("    if args.distributed:\n", "    with torch.no_grad():\n"))
     message = lint_source(engine.read_text(), str(engine), ALL_RULES)[0][0].message
     assert "by `main()` (main.py:22) and" in message and "when `args.distributed`" not in message

@@ -201,7 +201,7 @@ class ProjectFiles:
             if summary is None:
                 return None
             values: List[Optional[str]] = [argument.built] if argument.built is not None else (
-                list(summary.values_of(call.scope, argument.name)) if argument.name is not None else [])
+                list(summary.values_at(call, argument.name)) if argument.name is not None else [])
             if not values or None in values:
                 return None
             for value in values:
@@ -252,7 +252,7 @@ class ProjectFiles:
             if call.open_ended or argument is None or summary is None:
                 return None
             values = (argument.built,) if argument.built is not None else (
-                summary.values_of(call.scope, argument.name) if argument.name is not None else ())
+                summary.values_at(call, argument.name) if argument.name is not None else ())
             built = False
             for value in values:
                 if value is None:
@@ -294,7 +294,8 @@ class ProjectFiles:
         """Where the callers of the importer's top-level `function` wrap what they pass for `parameter` in one of
         `wrappers` (qualified names: `torch.nn.parallel.DistributedDataParallel`): every call of `function` in
         the project passes, there, a name bound to such a wrap before the call and not rebound to anything
-        else after it (`.to(device)` and the like keep the wrap), or the wrap itself. A wrap under a branch
+        else between the two (`.to(device)` and the like keep the wrap; what runs after the call counts too when
+        a loop holds it: `FileSummary.sites_at`), or the wrap itself. A wrap under a branch
         the call is not under (`if args.distributed:`) gives its condition. `needed`: a parameter whose
         default is `1` (an accumulation count): a call that leaves it out or passes `1` does not count. None
         when a call passes something else, the function is named other than in a call (handed on as a
@@ -485,7 +486,7 @@ def _wrap_passed(path: str, summary: FileSummary, call: CallSummary, argument,
         return Wrapping(path, call.line, call.scope, None)
     if argument.name is None:
         return None
-    sites = summary.sites_of(call.scope, argument.name)
+    sites = summary.sites_at(call, argument.name)
     wraps = [site for site in sites if is_wrap(site.value)]
     if not wraps or any(site.line >= call.line for site in wraps):
         return None

@@ -171,6 +171,22 @@ class FileSummary:
                 return ()
             scope = self.parents.get(scope, "")
 
+    def sites_at(self, call: CallSummary, name: str) -> Tuple[BindingSite, ...]:
+        """The bindings of `name` that may give it its value where `call` reads it: those of `sites_of`, less
+        those made in the call's own scope at or after its line when no loop there holds the call (they run
+        after it: `model = Model.from_pretrained(out)` to evaluate, after `train(model)`). A binding of an
+        enclosing scope may run first whatever its line (a module's `model = ...` below `def main()`)."""
+        own = (self.sites or {}).get((call.scope, name))
+        if own is None or "<loop>" in call.guards:
+            return self.sites_of(call.scope, name)
+        return tuple(site for site in own if site.line < call.line)
+
+    def values_at(self, call: CallSummary, name: str) -> Tuple[Optional[str], ...]:
+        """What `name` may hold where `call` reads it (see `sites_at`)."""
+        if self.sites is None:
+            return self.values_of(call.scope, name)
+        return tuple(site.value for site in self.sites_at(call, name))
+
     def values_of(self, scope: str, name: str) -> Tuple[Optional[str], ...]:
         """What `name` read in `scope` may hold: its bindings in the innermost scope that binds it."""
         while True:
@@ -802,10 +818,11 @@ class ProjectIndex:
 
     def passed_as_value(self, path: str, function: str) -> bool:
         """Whether a file of the project names the top-level function `function` of the file `path` other than
-        to call it, define it or import it (`callbacks = [train_one_epoch]`, `pool.map(run_epoch, ...)`): it may
-        then run with arguments no call in the project shows. Read from the texts of the files `callers` reads
-        (a superset: a word in a string counts, but not in a comment or a docstring)."""
-        word = re.compile(r"\b" + re.escape(function) + r"\b(?!\s*\()")
+        to call it, define it or import it (`callbacks = [train_one_epoch]`, `pool.map(run_epoch, ...)`,
+        `HOOKS = [engine.train]`, a rebinding): it may then run with arguments no call in the project shows.
+        The files are those `callers` reads; their syntax trees say how the name is used, so the word in a
+        string (`split='train'`), a keyword (`train=True`) or an attribute of an object other than an imported
+        module (`args.train`) is no such use. A file Python cannot parse counts when its text has the word."""
         stem = module_stem(path)
         target = os.path.abspath(path)
         for other in self.files:
@@ -815,20 +832,12 @@ class ProjectIndex:
             text = read_text(other)
             if text is None:
                 continue
-            if os.path.abspath(other) != target and not (_may_import(other, words, stem)
-                                                         and self._imports(other, target, function)):
+            own = os.path.abspath(other) == target
+            if not own and not (_may_import(other, words, stem) and self._imports(other, target, function)):
                 continue
-            strings = None
-            for match in word.finditer(text):
-                line_start = text.rfind("\n", 0, match.start()) + 1
-                before = text[line_start:match.start()].strip()
-                if before.endswith("def") or before.startswith(("import ", "from ")) or "#" in before \
-                        or _in_import(text, line_start):
-                    continue
-                if strings is None:
-                    strings = [found.span() for found in _TRIPLE_QUOTED.finditer(text)]
-                if any(start < match.start() < end for start, end in strings):
-                    continue  # in a docstring
+            summary = file_summary(other) if not own else None
+            modules = frozenset(summary.imports) if summary is not None else frozenset()
+            if _names_as_value(text, function, modules):
                 return True
         return False
 
@@ -862,10 +871,31 @@ class ProjectIndex:
         return (os.path.abspath(str(found)), parts[-1]) if found is not None else None
 
 
-def _in_import(text: str, line_start: int) -> bool:
-    """The line starting at `line_start` continues a parenthesised `from x import (...)`."""
-    opened = text.rfind("import (", 0, line_start)
-    return opened >= 0 and ")" not in text[opened:line_start]
+def _names_as_value(text: str, name: str, modules: FrozenSet[str]) -> bool:
+    """`text` uses the name `name` other than as the callee of a call, or an attribute so named of one of
+    `modules` (`engine.train_one_epoch`; `modules`: the names the file imports). Definitions, imports,
+    keywords, parameters and other objects' attributes so named are no uses."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return re.search(r"\b" + re.escape(name) + r"\b", text) is not None
+    callees = set()
+    for node in all_nodes(tree):
+        kind = type(node)
+        if kind is ast.Call:
+            callees.add(id(node.func))
+        elif kind is ast.Name:
+            if node.id == name and id(node) not in callees:
+                return True
+        elif kind is ast.Attribute and node.attr == name and id(node) not in callees and modules:
+            root = node.value
+            while type(root) is ast.Attribute:
+                root = root.value
+            if type(root) is ast.Name and root.id in modules:
+                return True
+    return False
 
 
 def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: Set[str],
