@@ -179,7 +179,22 @@ def _helper_shaped(function: ast.stmt, text: str, nodes: List[ast.AST]) -> bool:
     training.origin follows; a `get_batch` whose cuts training.tokens reads; and the shapes below."""
     return bool(_HELPER_WORDS.search(text) or "loss" in function.name.lower() or _builds_module(nodes)
                 or _CUT.search(text) or _hands_back_parameter(function, nodes) or _hands_out_remainder(nodes)
-                or _hands_on_elements(nodes) or _returns_dict(nodes))
+                or _hands_on_elements(nodes) or _returns_dict(nodes) or _calls_parameter(function, nodes))
+
+
+def _calls_parameter(function: ast.stmt, nodes: List[ast.AST]) -> bool:
+    """A function that calls one of its parameters, or its `forward` (`outputs = model(samples)`): TL016 reads the
+    forward of a DDP model a loop hands it."""
+    arguments = function.args
+    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "forward":
+                func = func.value
+            if isinstance(func, ast.Name) and func.id in parameters:
+                return True
+    return False
 
 
 def _hands_out_remainder(nodes: List[ast.AST]) -> bool:

@@ -18,7 +18,11 @@ says when: the all-reduces are paid by whoever turns the option on. The
 window may be a loop of its own: `for _ in
 range(grad_accum):` (or over the slices or chunks of a batch) with a
 backward per micro-batch and one `optimizer.step()` after the loop, the
-forward on every iteration outside `no_sync()`.
+forward on every iteration outside `no_sync()`. The forward may run in a
+function the loop calls with the model, of this file or another file of
+the project (`loss, output = train_class_batch(model, samples, targets,
+criterion)`, whose body runs `outputs = model(samples)` on every call, in
+a `with` of `autocast` at most): the finding is on that call.
 
 ## Why is this bad?
 
@@ -70,7 +74,9 @@ a context manager torchlint cannot read (it may switch the synchronisation),
 Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
 DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
 forwards of the wrapped module itself (`model.module(x)`, or `model.module`
-handed to the loop's function), a parameter that some call passes an
+handed to the loop's function), a function the loop calls that may
+return before the forward, rebinds the model or switches synchronisation
+itself (`with model.no_sync():` inside it), a parameter that some call passes an
 unwrapped model for (a call that leaves an accumulation count defaulting to
 `1` out accumulates nothing and does not count), a function also handed on
 as a value, and loops that step on every micro-batch.
@@ -88,18 +94,20 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Iterator, List, Optional, Set
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from torchlint.context import FileContext
+from torchlint.flow.cfg import block_of
 from torchlint.model import WARNING
 from torchlint.names import ModuleNames, dotted_name, int_value, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, CallSite, Site, StepSite, TrainingLoop
+from torchlint.training.calls import passed_names, returns_only_at_end
 from torchlint.training.timeline import listing
 from torchlint.training.wrapping import DdpWrap, ddp_wrap
-from torchlint.walk import preorder
+from torchlint.walk import calls_in, preorder
 # Methods that switch gradient synchronisation: `no_sync`, FSDP2's `set_requires_gradient_sync`,
 # DeepSpeed's `disable_allreduce`, Accelerate's `accumulate`.
 _SYNC_SWITCH = re.compile(r"no_sync|_sync$|^sync_|allreduce$|^accumulate$")
@@ -136,10 +144,15 @@ class DdpAccumulationWithoutNoSync(Rule):
                 if any(kind != "neutral" for kind in kinds):
                     continue
                 wrap = ddp_wrap(loop, model, call, context.names)
+                forward = None
+                if wrap is None:  # a function the loop calls with the model, which runs its forward
+                    model, forward = _helper_forward(loop, call)
+                    wrap = ddp_wrap(loop, model, call, context.names) if model is not None and model not in reported \
+                        else None
                 if wrap is None:
                     continue
                 reported.add(model)
-                yield Finding(call.node, self._message(context, loop, call, model, wrap, step, check),
+                yield Finding(call.node, self._message(context, loop, call, model, wrap, step, check, forward),
                               timeline=_timeline(loop, step, check))
 
     def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
@@ -170,11 +183,13 @@ class DdpAccumulationWithoutNoSync(Rule):
 
     @staticmethod
     def _message(context: FileContext, loop: TrainingLoop, call: CallSite, model: str, wrap: DdpWrap,
-                 step: StepSite, check: AccumulationCheck) -> str:
+                 step: StepSite, check: AccumulationCheck, forward: Optional[cst.Call] = None) -> str:
         count = context.code(check.count)
         condition = f"`{context.quote(check.guard.test)}`" + (" is false" if check.guard.negated else "")
-        head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` runs on every "
-                f"micro-batch, but `{context.site_code(step)}` only when {condition}")
+        runs = "runs on every micro-batch" if forward is None else \
+            f"runs the forward `{context.quote(forward)}` on every micro-batch"
+        head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` {runs}, "
+                f"but `{context.site_code(step)}` only when {condition}")
         return _message(context, loop, model, head, f"`{count}`")
 
     valid = (
@@ -310,6 +325,63 @@ def _switches_sync(loop: TrainingLoop) -> bool:
     items = {id(node) for site in loop.calls + loop.backwards for item in site.contexts for node in preorder(item)}
     return any(call.callee is not None and id(call.node) not in items
                and _SYNC_SWITCH.search(last_component(call.callee)) for call in loop.calls)
+
+
+def _helper_forward(loop: TrainingLoop, call: CallSite) -> Tuple[Optional[str], Optional[cst.Call]]:
+    """(the loop's model, the forward) when `call` runs a function, of this file or another of the project, that
+    calls the parameter the loop passes that model for on every call (`loss, output = train_class_batch(model,
+    samples, targets, criterion)`, whose body runs `outputs = model(samples)`), outside any context manager but
+    those that leave synchronisation alone; (None, None) otherwise. A function that may return early, rebinds
+    the parameter, or switches synchronisation itself is not followed."""
+    found = loop.called_function(call.node)
+    if found is None:
+        return None, None
+    function, functions = found
+    if not returns_only_at_end(function):
+        return None, None
+    passed = dict(passed_names(call.node, function))
+    forwards = _parameter_forwards(function, set(passed))
+    for parameter, forward in forwards.items():
+        if functions.rebinds(function, parameter) or _switches_sync_in(function):
+            continue
+        return passed[parameter], forward
+    return None, None
+
+
+def _parameter_forwards(function: cst.FunctionDef, parameters: Set[str]) -> dict:
+    """parameter -> its first call (`model(x)`, `model.forward(x)`) in a statement of `function` that runs on every
+    call, in its body or in a `with` of neutral context managers (`autocast`)."""
+    found: dict = {}
+    pending = list(block_of(function))
+    while pending:
+        statement = pending.pop(0)
+        if isinstance(statement, cst.SimpleStatementLine):
+            for inner in calls_in(statement):
+                name = dotted_name(inner.func)
+                name = name[: -len(".forward")] if name is not None and name.endswith(".forward") else name
+                if name in parameters and name not in found:
+                    found[name] = inner
+        elif isinstance(statement, cst.With) and all(_neutral_item(item) for item in statement.items):
+            pending[:0] = list(block_of(statement))
+    return found
+
+
+def _neutral_item(item: cst.WithItem) -> bool:
+    value = item.item
+    callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+    return callee is not None and last_component(callee) in _NEUTRAL_CONTEXTS
+
+
+def _switches_sync_in(function: cst.FunctionDef) -> bool:
+    """The function calls a method that switches synchronisation (`no_sync`), or sets DDP's flag by hand."""
+    for node in preorder(function):
+        if isinstance(node, cst.Call):
+            callee = dotted_name(node.func)
+            if callee is not None and _SYNC_SWITCH.search(last_component(callee)):
+                return True
+        elif isinstance(node, cst.Attribute) and node.attr.value == "require_backward_grad_sync":
+            return True
+    return False
 
 
 def _model_of(call: CallSite) -> Optional[str]:

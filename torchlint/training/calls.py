@@ -809,6 +809,17 @@ def _every_call_statements(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CS
                 yield from _every_call_statements(block_of(statement.finalbody))
 
 
+def returns_only_at_end(function: cst.FunctionDef) -> bool:
+    """No `return` (nor `yield`) but, maybe, the last statement of the body: every call runs the whole body."""
+    return _returns_only_at_end(function)
+
+
+def passed_names(call: cst.Call, function: cst.FunctionDef) -> Tuple[Tuple[str, str], ...]:
+    """(parameter, the caller's name passed for it) for the arguments of `call` that are names: `train_step(net,
+    opt)` -> (model, net), (optimizer, opt). A method called on an object does not take `self` from `call`."""
+    return _renames(call, function)
+
+
 def _returns_only_at_end(function: cst.FunctionDef) -> bool:
     """No `return` (nor `yield`) but, maybe, the last statement of the body: every call runs the whole body."""
     body = list(block_of(function))

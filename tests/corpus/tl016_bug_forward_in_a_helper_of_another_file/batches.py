@@ -1,0 +1,7 @@
+import torch
+
+
+def forward_batch(model, batch, criterion):
+    inputs, targets = batch
+    outputs = model.forward(inputs)
+    return criterion(outputs, targets)
