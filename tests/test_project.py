@@ -348,7 +348,7 @@ def test_a_caller_is_found_through_every_spelling_of_its_import(tmp_path):
 
 
 def test_a_name_read_in_a_function_is_bound_there_or_in_the_module():
-    from torchlint.project.index import summarize
+    from torchlint.project.index import NOTHING, summarize
 
     summary = summarize(
         "from util.misc import NativeScaler\n"
@@ -362,7 +362,7 @@ def test_a_name_read_in_a_function_is_bound_there_or_in_the_module():
     assert summary.values_of("main", "scaler") == ("NativeScaler",)
     assert summary.values_of("main.inner", "scaler") == ("NativeScaler",)
     assert summary.values_of("other", "scaler") == (None,)  # a parameter: what its callers pass
-    assert summary.values_of("", "scaler") == (None,)
+    assert summary.values_of("", "scaler") == (NOTHING,)  # `None`: no object, no class
     assert summary.imports["NativeScaler"] == (0, "util.misc.NativeScaler")
 
 

@@ -25,8 +25,8 @@ from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODU
 from torchlint.project.imports import Lookup, module_file
 from torchlint.project.pins import TorchPin, torch_pin
 from torchlint.project.index import (
-    BindingSite, CallSummary, FileSummary, ProjectIndex, changes, file_stamp, file_summary, guard_text, open_text,
-    read_text,
+    NOTHING, BindingSite, CallSummary, FileSummary, ProjectIndex, changes, file_stamp, file_summary, guard_text,
+    open_text, read_text,
 )
 
 # Modules bigger than this are not read for a fact (a vendored library, generated code).
@@ -202,6 +202,8 @@ class ProjectFiles:
                 return None
             values: List[Optional[str]] = [argument.built] if argument.built is not None else (
                 list(summary.values_at(call, argument.name)) if argument.name is not None else [])
+            # a path that passes `None` passes no object: where the loop calls it, it is the other paths' object
+            values = [value for value in values if value != NOTHING]
             if not values or None in values:
                 return None
             for value in values:
@@ -253,6 +255,7 @@ class ProjectFiles:
                 return None
             values = (argument.built,) if argument.built is not None else (
                 summary.values_at(call, argument.name) if argument.name is not None else ())
+            values = tuple(value for value in values if value != NOTHING) or (None,)
             built = False
             for value in values:
                 if value is None:
@@ -375,7 +378,8 @@ class ProjectFiles:
         summary = file_summary(path)
         if summary is None:
             return False
-        callees = {site.value for sites in (summary.sites or {}).values() for site in sites if site.value}
+        callees = {site.value for sites in (summary.sites or {}).values() for site in sites
+                   if site.value and site.value != NOTHING}
         return any(self._factory_file(path, summary, callee, wrappers) is not None for callee in callees)
 
     def definition(self, level: int, dotted: str, via: Optional[List[str]] = None

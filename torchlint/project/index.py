@@ -120,6 +120,11 @@ class FunctionSummary:
     defaults: Tuple[Tuple[str, str], ...] = ()  # parameter -> its default, when a constant (as `repr` writes it)
 
 
+# What `FileSummary.bindings` holds for a name bound to `None` (`loss_scaler = None` when DeepSpeed scales): no
+# object, so no class whose methods a call of it could run.
+NOTHING = "<None>"
+
+
 @dataclass(frozen=True)
 class BindingSite:
     """Where a name is given one of its values (`FileSummary.bindings`), and under which branches."""
@@ -151,8 +156,8 @@ class FileSummary:
     """What one file defines, imports, binds and calls, read with `ast`."""
 
     imports: Dict[str, Tuple[int, str]]  # local name -> (level, dotted): `NativeScaler` -> (0, `util.misc.Native...`)
-    # (scope, name) -> the dotted callee of each value it is given there, None for a value that is not a call of a
-    # name (a parameter, a loop target, a literal...)
+    # (scope, name) -> the dotted callee of each value it is given there, `NOTHING` for `None`, None for a value
+    # that is not a call of a name (a parameter, a loop target, another literal...)
     bindings: Dict[Tuple[str, str], Tuple[Optional[str], ...]]
     calls: Tuple[CallSummary, ...]
     functions: Dict[str, FunctionSummary]  # top-level functions
@@ -384,8 +389,11 @@ def _dotted(node: ast.AST) -> Optional[str]:
 
 
 def _built(value: ast.AST) -> Optional[str]:
-    """The dotted callee of `Name(...)`, the value a binding holds when it is built by a call; else None. A
-    module moved as it is built is the one built: `Net(...).to(device)`, `Net(...).cuda()` give `Net`."""
+    """The dotted callee of `Name(...)`, the value a binding holds when it is built by a call; `NOTHING` for
+    `None`; else None. A module moved as it is built is the one built: `Net(...).to(device)`, `Net(...).cuda()`
+    give `Net`."""
+    if isinstance(value, ast.Constant) and value.value is None:
+        return NOTHING
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
             and value.func.attr in SAME_MODULE_METHODS and isinstance(value.func.value, ast.Call):
         value = value.func.value

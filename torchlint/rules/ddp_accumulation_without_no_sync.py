@@ -74,7 +74,9 @@ a context manager torchlint cannot read (it may switch the synchronisation),
 Accelerate's `accelerator.accumulate(model)` / `accelerator.no_sync(model)`,
 DeepSpeed engines, FSDP, Lightning, forwards under `torch.no_grad()`,
 forwards of the wrapped module itself (`model.module(x)`, or `model.module`
-handed to the loop's function), a function the loop calls that may
+handed to the loop's function), a forward on the branch where the loop
+hands the model the loss to backpropagate (`model.backward(loss)`: a
+DeepSpeed engine, no DDP module), a function the loop calls that may
 return before the forward, rebinds the model or switches synchronisation
 itself (`with model.no_sync():` inside it), a parameter that some call passes an
 unwrapped model for (a call that leaves an accumulation count defaulting to
@@ -149,7 +151,7 @@ class DdpAccumulationWithoutNoSync(Rule):
                     model, forward = _helper_forward(loop, call)
                     wrap = ddp_wrap(loop, model, call, context.names) if model is not None and model not in reported \
                         else None
-                if wrap is None:
+                if wrap is None or _driven_as_engine(context, loop, model, call):
                     continue
                 reported.add(model)
                 yield Finding(call.node, self._message(context, loop, call, model, wrap, step, check, forward),
@@ -325,6 +327,27 @@ def _switches_sync(loop: TrainingLoop) -> bool:
     items = {id(node) for site in loop.calls + loop.backwards for item in site.contexts for node in preorder(item)}
     return any(call.callee is not None and id(call.node) not in items
                and _SYNC_SWITCH.search(last_component(call.callee)) for call in loop.calls)
+
+
+def _driven_as_engine(context: FileContext, loop: TrainingLoop, model: str, call: CallSite) -> bool:
+    """The loop hands `model` a loss to backpropagate (`model.backward(loss)`, a DeepSpeed engine's), always or
+    under a test that `call` runs under too and that nothing in the loop changes: on those runs it is no DDP
+    module, which has no `backward` (`if loss_scaler is None:` runs the engine's forward, backward and step; the
+    `else:` the DDP model's)."""
+    assigned = {assignment.target for assignment in loop.assignments}
+    around = {(context.code(guard.test), guard.negated) for guard in call.guards}
+    for backward in loop.backwards:
+        node = backward.node
+        if backward.via is not None or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) \
+                or not node.args or node.args[0].keyword is not None or dotted_name(node.func.value) != model:
+            continue
+        if not backward.guards:
+            return True
+        for guard in backward.guards:
+            read = {name.value for name in preorder(guard.test) if isinstance(name, cst.Name)}
+            if (context.code(guard.test), guard.negated) in around and read and not read & assigned:
+                return True
+    return False
 
 
 def _helper_forward(loop: TrainingLoop, call: CallSite) -> Tuple[Optional[str], Optional[cst.Call]]:

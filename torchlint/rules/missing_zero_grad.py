@@ -68,7 +68,10 @@ step, at a window boundary). Apply it with `--unsafe-fixes` after reading it.
 Lightning's `training_step` under automatic optimisation is not flagged:
 Lightning resets for you. Nor are distributed autograd loops
 (`dist_autograd.backward(ctx, [loss])` then a `DistributedOptimizer`'s
-`step(ctx)`: the gradients live in each iteration's context), and an
+`step(ctx)`: the gradients live in each iteration's context), the
+`step()` of an object the loop hands the loss to backpropagate (a
+DeepSpeed engine's `model.backward(loss)` then `model.step()`, which
+clears the gradients itself), and an
 optimizer built in the iteration over tensors made in that iteration (a
 fresh perturbation or latent, `opt = SGD([delta])`), or over the parameters
 of a module built in it on every path (`probe = nn.Linear(d, k)`, `head =

@@ -2182,7 +2182,15 @@ class _LoopFinder:
         reset = {r.target for r in draft.resets if r.kind == "zero_grad"}
         if function is not None:
             reset |= roles.zero_grad_receivers(function)
-        optimizers = frozenset(r for r in receivers if roles.is_optimizer(r, names, scaled, reset))
+        # an object the loop hands the loss to backpropagate and steps (`model.backward(loss)`, `model.step()`) is
+        # an optimizer only on evidence of its own: its name or its class (apex's `FP16_Optimizer`). Its reset
+        # before the loop is no such evidence: a DeepSpeed engine resets like a module, and clears the gradients
+        # in its own step.
+        engines = {dotted_name(b.node.func.value) for b in draft.backwards if b.via is None
+                   and isinstance(b.node, cst.Call) and isinstance(b.node.func, cst.Attribute)
+                   and b.node.func.attr.value == "backward" and b.node.args and b.node.args[0].keyword is None}
+        optimizers = frozenset(r for r in receivers
+                               if roles.is_optimizer(r, names, scaled, reset if r not in engines else ()))
         schedulers = frozenset(r for r in receivers - optimizers if roles.is_scheduler(r, names))
         models = tuple((optimizer, roles.optimized_models(optimizer, names)) for optimizer in sorted(optimizers))
         scheduled = tuple(
