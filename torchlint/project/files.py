@@ -201,9 +201,7 @@ class ProjectFiles:
             if summary is None:
                 return None
             values: List[Optional[str]] = [argument.built] if argument.built is not None else (
-                list(summary.values_at(call, argument.name)) if argument.name is not None else [])
-            # a path that passes `None` passes no object: where the loop calls it, it is the other paths' object
-            values = [value for value in values if value != NOTHING]
+                list(summary.objects_at(call, argument.name)) if argument.name is not None else [])
             if not values or None in values:
                 return None
             for value in values:
@@ -254,8 +252,7 @@ class ProjectFiles:
             if call.open_ended or argument is None or summary is None:
                 return None
             values = (argument.built,) if argument.built is not None else (
-                summary.values_at(call, argument.name) if argument.name is not None else ())
-            values = tuple(value for value in values if value != NOTHING) or (None,)
+                summary.objects_at(call, argument.name) if argument.name is not None else ())
             built = False
             for value in values:
                 if value is None:

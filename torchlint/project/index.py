@@ -192,6 +192,11 @@ class FileSummary:
             return self.values_of(call.scope, name)
         return tuple(site.value for site in self.sites_at(call, name))
 
+    def objects_at(self, call: CallSummary, name: str) -> Tuple[Optional[str], ...]:
+        """`values_at` less `None`: a path that passes `None` passes no object, so where the loop calls what it
+        was handed, it holds what the other paths give."""
+        return tuple(value for value in self.values_at(call, name) if value != NOTHING)
+
     def values_of(self, scope: str, name: str) -> Tuple[Optional[str], ...]:
         """What `name` read in `scope` may hold: its bindings in the innermost scope that binds it."""
         while True:

@@ -337,9 +337,7 @@ def _driven_as_engine(context: FileContext, loop: TrainingLoop, model: str, call
     assigned = {assignment.target for assignment in loop.assignments}
     around = {(context.code(guard.test), guard.negated) for guard in call.guards}
     for backward in loop.backwards:
-        node = backward.node
-        if backward.via is not None or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) \
-                or not node.args or node.args[0].keyword is not None or dotted_name(node.func.value) != model:
+        if backward.loss_taker != model:
             continue
         if not backward.guards:
             return True
@@ -360,14 +358,12 @@ def _helper_forward(loop: TrainingLoop, call: CallSite) -> Tuple[Optional[str], 
     if found is None:
         return None, None
     function, functions = found
-    if not returns_only_at_end(function):
+    if not returns_only_at_end(function) or _switches_sync_in(function):
         return None, None
     passed = dict(passed_names(call.node, function))
-    forwards = _parameter_forwards(function, set(passed))
-    for parameter, forward in forwards.items():
-        if functions.rebinds(function, parameter) or _switches_sync_in(function):
-            continue
-        return passed[parameter], forward
+    for parameter, forward in _parameter_forwards(function, set(passed)).items():
+        if not functions.rebinds(function, parameter):
+            return passed[parameter], forward
     return None, None
 
 

@@ -301,7 +301,7 @@ class Functions:
             return known
         self._work[id(function)] = ()  # recursion stops here
         found: List[Inner] = []
-        if _returns_only_at_end(function):
+        if returns_only_at_end(function):
             flow = None
             for statement, condition in self.run_statements(function):
                 for call in calls_in(statement):
@@ -335,11 +335,11 @@ class Functions:
                 functions, elsewhere = remote.module.functions, remote.module
         if function is None or function is caller:
             return
-        here = _compose(_renames(call, function, receiver is not None), renames)
+        here = _compose(passed_names(call, function, receiver is not None), renames)
         if receiver is not None:
             here += (("self", receiver),)  # `self._scaler` of the object's method is the loop's `scaler._scaler`
         own = {id(inner.call): inner for inner in functions.runs(function)}
-        nested = depth < MAX_DEPTH and _returns_only_at_end(function)
+        nested = depth < MAX_DEPTH and returns_only_at_end(function)
         if not own and not nested:
             return
         for statement, condition in functions.run_statements(function):
@@ -811,17 +811,6 @@ def _every_call_statements(statements: Sequence[cst.CSTNode]) -> Iterator[cst.CS
 
 def returns_only_at_end(function: cst.FunctionDef) -> bool:
     """No `return` (nor `yield`) but, maybe, the last statement of the body: every call runs the whole body."""
-    return _returns_only_at_end(function)
-
-
-def passed_names(call: cst.Call, function: cst.FunctionDef) -> Tuple[Tuple[str, str], ...]:
-    """(parameter, the caller's name passed for it) for the arguments of `call` that are names: `train_step(net,
-    opt)` -> (model, net), (optimizer, opt). A method called on an object does not take `self` from `call`."""
-    return _renames(call, function)
-
-
-def _returns_only_at_end(function: cst.FunctionDef) -> bool:
-    """No `return` (nor `yield`) but, maybe, the last statement of the body: every call runs the whole body."""
     body = list(block_of(function))
     last = body[-1] if body else None
     for part in preorder(function.body):
@@ -852,7 +841,7 @@ def parameter_names(function: cst.FunctionDef) -> List[str]:
     return [parameter.name.value for parameter in every]
 
 
-def _renames(call: cst.Call, function: cst.FunctionDef, bound: bool = False) -> Tuple[Tuple[str, str], ...]:
+def passed_names(call: cst.Call, function: cst.FunctionDef, bound: bool = False) -> Tuple[Tuple[str, str], ...]:
     """The callee's parameters bound to names of the caller: `train_step(net, opt)` -> (model, net), (optimizer, opt).
     `bound`: the call runs a method of an object (`scaler(loss, opt)` its `__call__`), whose `self` it does not pass."""
     positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]

@@ -2186,9 +2186,7 @@ class _LoopFinder:
         # an optimizer only on evidence of its own: its name or its class (apex's `FP16_Optimizer`). Its reset
         # before the loop is no such evidence: a DeepSpeed engine resets like a module, and clears the gradients
         # in its own step.
-        engines = {dotted_name(b.node.func.value) for b in draft.backwards if b.via is None
-                   and isinstance(b.node, cst.Call) and isinstance(b.node.func, cst.Attribute)
-                   and b.node.func.attr.value == "backward" and b.node.args and b.node.args[0].keyword is None}
+        engines = {backward.loss_taker for backward in draft.backwards} - {None}
         optimizers = frozenset(r for r in receivers
                                if roles.is_optimizer(r, names, scaled, reset if r not in engines else ()))
         schedulers = frozenset(r for r in receivers - optimizers if roles.is_scheduler(r, names))

@@ -91,6 +91,17 @@ class BackwardSite(Site):
     def loss_name(self) -> Optional[str]:
         return dotted_name(self.loss) if self.loss is not None else None
 
+    @property
+    def loss_taker(self) -> Optional[str]:
+        """The object this backward hands a loss to backpropagate, as the loop writes it: `model` in
+        `model.backward(loss)` (a DeepSpeed engine, apex's `FP16_Optimizer`). None for a tensor's own
+        `loss.backward()`, and for a backward a called function runs (its names are that function's)."""
+        node = self.node
+        if self.via is not None or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) \
+                or node.func.attr.value != "backward" or not node.args or node.args[0].keyword is not None:
+            return None
+        return dotted_name(node.func.value)
+
 
 @dataclass(frozen=True)
 class StepSite(Site):
