@@ -439,6 +439,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     loops: List[ast.stmt] = []
     functions: List[ast.stmt] = []
     names = {"backward", "grad"}
+    imports: List[ast.stmt] = []
+    classes: List[ast.ClassDef] = []
     pending: List[ast.stmt] = list(tree.body)
     while pending:
         statement = pending.pop()
@@ -448,6 +450,11 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
             functions.append(statement)
         elif isinstance(statement, ast.ImportFrom):
             names.update(alias.asname for alias in statement.names if alias.asname and alias.name in ("backward", "grad"))
+            imports.append(statement)
+        elif isinstance(statement, ast.Import):
+            imports.append(statement)
+        elif isinstance(statement, ast.ClassDef):
+            classes.append(statement)
         for block in _STATEMENT_BLOCKS:
             inner = getattr(statement, block, None)
             if inner:
@@ -458,7 +465,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     if not loops:
         return updates
     methods = _BACKWARD_METHODS
-    if "training_step(" in text and "transformers" in text:  # the Hugging Face `Trainer`'s, inherited, backpropagates
+    if "training_step(" in text and "transformers" in text and _subclasses_transformers(classes, imports):
+        # the Hugging Face `Trainer`'s, inherited, backpropagates
         methods, names = methods | {"training_step"}, names | {"training_step"}
     words = _LOOP_WORDS if len(names) == 2 else re.compile(
         r"backward\b|\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
@@ -476,6 +484,32 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
             not _callee_parts(node.func).isdisjoint(entries) for node in calls(loop))]
     return found + updates
+
+
+def _subclasses_transformers(classes: List[ast.ClassDef], imports: List[ast.stmt]) -> bool:
+    """Whether a class of the file may subclass a class imported from `transformers` (its base a name, or an
+    attribute of a name, that an import of the file binds to something of that package): only such a class
+    inherits the Hugging Face `Trainer`'s `training_step` (`training.calls.Functions._inherited`). A copy of the
+    `Trainer`'s own code, whose loop calls the `training_step` it defines, is no such class (a superset: the
+    analysis resolves the base through the file's imports, `torchlint.names.ModuleNames.qualify`)."""
+    if not classes:
+        return False
+    bound: Set[str] = set()
+    for statement in imports:
+        if isinstance(statement, ast.Import):
+            bound.update((alias.asname or alias.name.split(".")[0]) for alias in statement.names
+                         if alias.name.split(".")[0] == "transformers")
+        elif not statement.level and (statement.module or "").split(".")[0] == "transformers":
+            bound.update((alias.asname or alias.name) for alias in statement.names)
+    if not bound:
+        return False
+    for class_def in classes:
+        for base in class_def.bases:
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in bound:
+                return True
+    return False
 
 
 def _spells_one_of(lines: List[str], statement: ast.stmt, names: Set[str]) -> bool:
@@ -539,12 +573,60 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
             return _BACKWARD_CALLED.search(text) is not None
         return "backward" in text
     helpers = {function.name for function in functions if spelled(texts[id(function)])
-               and any(_may_be_backward(node, backward) and _called_name(node) != "grad" for node in calls(function))}
+               and any(_may_be_backward(node, backward) and _called_name(node) != "grad"
+                       for node in _calls_on_every_call(function))}
     if helpers:
         called = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, helpers))) + r")\s*\(")
         helpers |= {function.name for function in functions if called.search(texts[id(function)])
-                    and any(_called_name(node) in helpers for node in calls(function))}
+                    and any(_called_name(node) in helpers for node in _calls_on_every_call(function))}
     return helpers
+
+
+def _calls_on_every_call(function: ast.stmt) -> List[ast.Call]:
+    """The calls a function may run on a call that runs its whole body: those of its statements outside loops,
+    nested functions and classes, `except` handlers and `match` cases; none when it may return before its last
+    statement, yield or await. A superset of where `torchlint.training.calls.Functions.runs` finds the work a
+    call runs (statements run on every call, or under an `if` on a parameter, in a function that returns only
+    at its end): a function whose only backward is in a loop of its own, or after an early `return`, runs none
+    on every call, and a loop calling it is no training loop of its own."""
+    body = function.body
+    last = body[-1].lineno if body else 0
+    pending: List[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind in _OWN_SCOPES:
+            continue
+        if kind is ast.Yield or kind is ast.YieldFrom or kind is ast.Await:
+            return []
+        if kind is ast.Return and node.lineno < last:
+            return []
+        pending.extend(ast.iter_child_nodes(node))
+    found: List[ast.Call] = []
+    pending = list(body)
+    while pending:
+        statement = pending.pop()
+        kind = type(statement)
+        if kind in _EVERY_CALL_BLOCKS:
+            pending.extend(statement.body)
+            if kind is ast.If:
+                pending.extend(statement.orelse)
+            elif kind is not ast.With and kind is not ast.AsyncWith:
+                pending.extend(statement.finalbody)
+            if kind is not ast.If:  # the items of a `with`: called on every call too
+                found += [call for item in getattr(statement, "items", ()) for call in calls(item)]
+            else:
+                found += calls(statement.test)
+        elif kind not in _NOT_EVERY_CALL:
+            found += calls(statement)
+    return found
+
+
+_OWN_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_EVERY_CALL_BLOCKS = frozenset({ast.If, ast.With, ast.AsyncWith, ast.Try} | (
+    {ast.TryStar} if hasattr(ast, "TryStar") else set()))
+_NOT_EVERY_CALL = frozenset({ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
+                            | ({ast.Match} if hasattr(ast, "Match") else set()))
 
 
 def _may_be_backward(node: ast.AST, names: set, methods: FrozenSet[str] = _BACKWARD_METHODS) -> bool:

@@ -1,0 +1,195 @@
+"""The screen (`torchlint.engine.screen`) hands LibCST only the loops that may train, judged on CPython's tree: a
+loop that calls a function of the file counts only when that function may run a backward on every call (the work
+`torchlint.training.calls.Functions.runs` reads), and a loop calling `training_step` counts as calling the Hugging
+Face `Trainer`'s only in a file with a class that may subclass something of `transformers`. Whatever it leaves out,
+the findings are those of a whole parse with the screen off."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchlint.engine import Screened, lint_source, screen
+from torchlint.rules import ALL_RULES
+
+
+def _findings(text: str, monkeypatch, whole: bool):
+    if whole:
+        monkeypatch.setenv("TORCHLINT_NO_PREFILTER", "1")
+    else:
+        monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
+    diagnostics, problems = lint_source(text, "train.py", ALL_RULES)
+    assert not problems
+    return [(d.code, d.line, d.column, d.message) for d in diagnostics]
+
+
+def _screened(text: str, monkeypatch):
+    monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
+    return screen(text, "train.py")
+
+
+HELPERS = {
+    "early return": """\
+        def update(model, optimizer, x, y):
+            if x is None:
+                return None
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+    """,
+    "a generator": """\
+        def update(model, optimizer, x, y):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            yield loss
+    """,
+    "in an except handler": """\
+        def update(model, optimizer, x, y):
+            try:
+                pass
+            except RuntimeError:
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                loss.backward()
+    """,
+}
+
+LOOP = """\
+    import torch
+
+
+{helper}
+
+    def train(model, optimizer, loader):
+        for i, (x, y) in enumerate(loader):
+            update(model, optimizer, x, y)
+            if i % 4 == 0:
+                optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("helper", HELPERS.values(), ids=HELPERS.keys())
+def test_a_loop_whose_helper_runs_no_backward_on_every_call_never_reaches_libcst(monkeypatch, helper):
+    text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
+    assert not isinstance(_screened(text, monkeypatch), Screened)
+    assert _findings(text, monkeypatch, whole=False) == _findings(text, monkeypatch, whole=True) == []
+
+
+RUNNING = {
+    "on every call": """\
+        def update(model, optimizer, x, y):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            return loss
+    """,
+    "under a parameter": """\
+        def update(model, optimizer, x, y, backprop=True):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            if backprop:
+                loss.backward()
+    """,
+    "inside with and try": """\
+        def update(model, optimizer, x, y):
+            with torch.autocast("cpu"):
+                try:
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                finally:
+                    loss.backward()
+    """,
+    "through a helper of its own": """\
+        def backprop(loss):
+            loss.backward()
+
+
+        def update(model, optimizer, x, y):
+            backprop(torch.nn.functional.mse_loss(model(x), y))
+    """,
+}
+
+
+def test_a_loop_calling_a_function_that_trains_in_a_loop_of_its_own_is_no_training_loop(monkeypatch):
+    """The helper's loop trains (it is analysed); the loop that calls it runs no backward on the helper's calls, so
+    its `i % 4 == 0` is no accumulation step (no TL004), with the screen on or off."""
+    helper = """\
+        def update(model, optimizer, x, y):
+            for part in range(2):
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                loss.backward()
+    """
+    text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
+    findings = _findings(text, monkeypatch, whole=False)
+    assert findings == _findings(text, monkeypatch, whole=True)
+    assert "TL004" not in [code for code, *_ in findings]
+
+
+@pytest.mark.parametrize("helper", RUNNING.values(), ids=RUNNING.keys())
+def test_a_loop_whose_helper_runs_a_backward_on_every_call_is_analysed(monkeypatch, helper):
+    """Traps for the screen: each of these helpers runs its backward on the loop's calls; `i % 4 == 0` steps after
+    the first micro-batch (TL004), found as with the screen off."""
+    text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
+    assert isinstance(_screened(text, monkeypatch), Screened)
+    findings = _findings(text, monkeypatch, whole=False)
+    assert findings == _findings(text, monkeypatch, whole=True)
+    assert "TL004" in [code for code, *_ in findings]
+
+
+TRAINER = """\
+    {imports}
+
+
+    class {header}:
+        def training_step(self, model, inputs):
+            if self.args.use_sagemaker:
+                return self.sagemaker_step(model, inputs)
+            loss = self.compute_loss(model, inputs)
+            loss.backward()
+            return loss.detach()
+
+        def train(self):
+            model = self.model
+            for step, inputs in enumerate(self.get_train_dataloader()):
+                self.training_step(model, inputs)
+                if (step + 1) % self.args.gradient_accumulation_steps == 0:
+                    self.optimizer.step()
+                    model.zero_grad()
+"""
+
+
+def test_a_copy_of_the_hugging_face_trainer_never_reaches_libcst(monkeypatch):
+    """A file that copies the `Trainer`'s code (its own `training_step`, which may return early, and the loop that
+    calls it) inherits nothing from `transformers`, although it imports from it."""
+    text = textwrap.dedent(TRAINER.format(imports="from transformers.trainer_utils import EvalPrediction",
+                                          header="Trainer"))
+    assert not isinstance(_screened(text, monkeypatch), Screened)
+    assert _findings(text, monkeypatch, whole=False) == _findings(text, monkeypatch, whole=True) == []
+
+
+SUBCLASSES = {
+    "imported name": ("from transformers import Trainer", "ContrastiveTrainer(Trainer)"),
+    "renamed": ("from transformers import Trainer as HFTrainer", "ContrastiveTrainer(HFTrainer)"),
+    "module attribute": ("import transformers", "ContrastiveTrainer(transformers.Trainer)"),
+    "renamed module": ("import transformers as tf", "ContrastiveTrainer(tf.Seq2SeqTrainer)"),
+}
+
+INHERITED = """\
+    {imports}
+
+
+    class {header}:
+        def train(self):
+            model = self.model
+            for step, inputs in enumerate(self.get_train_dataloader()):
+                self.training_step(model, inputs)
+                if (step + 1) % self.args.gradient_accumulation_steps == 0:
+                    self.optimizer.step()
+                    model.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("imports, header", SUBCLASSES.values(), ids=SUBCLASSES.keys())
+def test_a_subclass_of_the_hugging_face_trainer_is_analysed_however_its_base_is_spelled(monkeypatch, imports, header):
+    """The loop calls the `training_step` the class inherits, which backpropagates: the trailing window (TL010)."""
+    text = textwrap.dedent(INHERITED.format(imports=imports, header=header))
+    assert isinstance(_screened(text, monkeypatch), Screened)
+    findings = _findings(text, monkeypatch, whole=False)
+    assert findings == _findings(text, monkeypatch, whole=True)
+    assert [code for code, *_ in findings] == ["TL010"]
