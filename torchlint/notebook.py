@@ -412,6 +412,8 @@ def _mask(lines: List[str], mask_ids: Iterator[int]) -> Tuple[List[str], List[Tu
     if len(lines) == 1 and _is_automagic(lines[0]):
         mask(lines[0], False)
         return out, masked
+    if not any(_is_magic(line.strip()) for line in lines):
+        return list(lines), masked  # nothing to mask, wherever statements start: no need to find where they do
     scanner = _Scanner()
     continued_magic = False
     for line in lines:

@@ -825,7 +825,8 @@ class ProjectIndex:
                 if same and call.callee == function:
                     if function in summary.functions:
                         found.append((other, call))
-                elif self.resolve(other, summary, call.callee) == (target, function):
+                elif _may_name(summary, call.callee, function) \
+                        and self.resolve(other, summary, call.callee) == (target, function):
                     found.append((other, call))
         return found
 
@@ -882,6 +883,17 @@ class ProjectIndex:
             return None
         found = module_file(importer, ".".join(parts[:-1]), level, self.lookup)
         return (os.path.abspath(str(found)), parts[-1]) if found is not None else None
+
+
+def _may_name(summary: FileSummary, dotted: str, name: str) -> bool:
+    """Whether `ProjectIndex.resolve` may lead the dotted name `dotted` of the file summed up in `summary` to a
+    top-level name `name`: the last part of what it stands for through the file's imports is `name` (read
+    without looking for the module's file, as `resolve` would)."""
+    head, _, rest = dotted.partition(".")
+    imported = summary.imports.get(head)
+    if imported is None:
+        return not rest and head == name
+    return (rest or imported[1]).rsplit(".", 1)[-1] == name
 
 
 def _names_as_value(text: str, name: str, modules: FrozenSet[str]) -> bool:
