@@ -193,3 +193,70 @@ def test_a_subclass_of_the_hugging_face_trainer_is_analysed_however_its_base_is_
     findings = _findings(text, monkeypatch, whole=False)
     assert findings == _findings(text, monkeypatch, whole=True)
     assert [code for code, *_ in findings] == ["TL010"]
+
+
+CARRIERS = textwrap.dedent(
+    """\
+    def mean(values, loss=None):
+        if loss is not None:
+            loss.backward()
+        return sum(values) / len(values)
+
+
+    class Trainer:
+        def fit(self, loss):
+            loss.backward()
+
+        def train(self):
+            return self
+    """
+)
+
+PROJECT_LOOP = """\
+    import torch
+    {imports}
+
+
+    def main(loader, history):
+        trainer = Trainer()
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(x, y)
+            {call}
+"""
+
+OTHER_FILE_CALLS = {
+    "a method no carrier class runs a backward in": ("from util import Trainer", "trainer.train()"),
+    "a carrier function's name as another object's method": ("from util import mean", "history.mean()"),
+}
+
+
+@pytest.mark.parametrize("imports, call", OTHER_FILE_CALLS.values(), ids=OTHER_FILE_CALLS.keys())
+def test_a_loop_spelling_a_carriers_name_in_a_call_that_cannot_run_it_never_reaches_libcst(
+        monkeypatch, tmp_path, imports, call):
+    """`util.py` has a function `mean` and a method `Trainer.fit` that run a backward: the loop's call names one
+    of them, or an object built from the class, but runs neither (`Functions.remote` finds nothing)."""
+    (tmp_path / "util.py").write_text(CARRIERS, encoding="utf-8")
+    text = textwrap.dedent(PROJECT_LOOP.format(imports=imports, call=call))
+    main = tmp_path / "main.py"
+    main.write_text(text, encoding="utf-8")
+    monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
+    assert not isinstance(screen(text, str(main)), Screened)
+
+
+CARRIER_CALLS = {
+    "imported function": ("from util import mean, Trainer", "mean([1.0], loss)"),
+    "renamed function": ("from util import mean as average, Trainer", "average([1.0], loss)"),
+    "function of an imported module": ("import util\n    from util import Trainer", "util.mean([1.0], loss)"),
+    "carrier method of a built object": ("from util import Trainer", "trainer.fit(loss)"),
+}
+
+
+@pytest.mark.parametrize("imports, call", CARRIER_CALLS.values(), ids=CARRIER_CALLS.keys())
+def test_a_loop_calling_a_function_or_method_of_another_file_that_runs_a_backward_is_analysed(
+        monkeypatch, tmp_path, imports, call):
+    (tmp_path / "util.py").write_text(CARRIERS, encoding="utf-8")
+    text = textwrap.dedent(PROJECT_LOOP.format(imports=imports, call=call))
+    main = tmp_path / "main.py"
+    main.write_text(text, encoding="utf-8")
+    monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
+    assert isinstance(screen(text, str(main)), Screened)

@@ -8,6 +8,7 @@ caller to report.
 from __future__ import annotations
 
 import codecs
+import functools
 import ast
 import io
 import os
@@ -18,12 +19,12 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import FrozenSet, TYPE_CHECKING, Callable, List, Optional, Sequence, Set, Tuple, Type, Union
+from typing import FrozenSet, TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint import env_flag
 from torchlint.collector import collector_paused
 from torchlint.model import ERROR, Diagnostic
-from torchlint.pywalk import calls
+from torchlint.pywalk import calls, nodes
 from torchlint.text import split_lines
 
 if TYPE_CHECKING:
@@ -349,21 +350,76 @@ def may_train(text: str, path: str = "") -> bool:
         return False
 
 
-def _project_entries(text: str, path: str, tree: ast.Module) -> Set[str]:
+def _project_entries(text: str, path: str, tree: ast.Module
+                     ) -> Tuple[Set[str], Callable[[ast.Call], bool]]:
     """The names through which a loop of the file may call into a function or object of another file of the
-    project that runs a backward (`torchlint.project.index.entry_names`)."""
+    project that runs a backward (`torchlint.project.index.entry_names`), and a test of a call spelled with one
+    of them: whether it may run such a function or method (`_may_run_carrier`)."""
     if not path or not path.endswith(".py"):
-        return set()
+        return set(), _never
     from torchlint.project.index import ProjectIndex, carriers_in, entry_names, entry_words
 
     try:
         index = ProjectIndex.of(path)
         where = os.path.abspath(path)
         # and the file's own classes whose method runs a backward (`scaler = Scaler()` ... `scaler(loss, opt)`)
-        words = entry_words(text, where, index) | {name for name, _ in carriers_in(text)[0]}
-        return entry_names(tree, text, where, words, index) if words else set()
+        own = carriers_in(text)[0]
+        words = entry_words(text, where, index) | {name for name, _ in own}
+        if not words:
+            return set(), _never
+        names = entry_names(tree, text, where, words, index)
+        methods = index.carrier_methods() | {method for _, method in own}
+        return names, functools.partial(_may_run_carrier, _imported_names(tree), index.carrier_functions(), methods)
     except (OSError, RecursionError):
-        return set()
+        return set(), _never
+
+
+def _never(call: ast.Call) -> bool:
+    return False
+
+
+def _imported_names(tree: ast.Module) -> Dict[str, Set[str]]:
+    """Each name an import of the file binds, anywhere in it -> the last parts of what it may stand for (`from
+    .engine import train_one_epoch as train` -> `train`: {`train_one_epoch`})."""
+    found: Dict[str, Set[str]] = {}
+    for node in nodes(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found.setdefault(alias.asname, set()).add(alias.name.rsplit(".", 1)[-1])
+                else:
+                    head = alias.name.split(".", 1)[0]
+                    found.setdefault(head, set()).add(head)
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    found.setdefault(alias.asname or alias.name, set()).add(alias.name.rsplit(".", 1)[-1])
+    return found
+
+
+def _may_run_carrier(imported: Dict[str, Set[str]], functions: FrozenSet[str], methods: FrozenSet[str],
+                     call: ast.Call) -> bool:
+    """Whether a call may run a function or method of the project that runs a backward, as
+    `torchlint.training.calls.Functions.remote` finds one (a superset, from names alone): a dotted callee whose
+    first name an import binds may run a function of that name among the project's carrier functions
+    (`utils.train_step(...)`, `train_step(...)`, a renamed import); any callee may run a method so named of a
+    carrier class (`scaler(...)` its `__call__`, `updater.backward_step(...)`), on an object other than `self`
+    (`self.step(...)` is a method of the loop's own class, which the analysis of this file follows)."""
+    func = call.func
+    parts: List[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False  # `get_scaler()(loss)`, `scalers[0](loss)`: no name to follow
+    head = func.id
+    origins = imported.get(head)
+    if origins is not None and not ({parts[0]} if parts else origins).isdisjoint(functions):
+        return True
+    if head == "self" and len(parts) == 1:
+        return False
+    return (parts[0] if parts else "__call__") in methods  # (a name imported only where the analysis looks
+    # for no import, a `match` case, is read as an object's)
 
 
 def may_hold_training_loop(text: str) -> bool:
@@ -478,11 +534,11 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, helpers) and any(
             _called_name(node) in helpers for node in calls(loop))]
-    entries = _project_entries(text, path, tree) if len(found) < len(loops) else set()
+    entries, runs = _project_entries(text, path, tree) if len(found) < len(loops) else (set(), _never)
     if entries:  # a loop that calls into another file of the project that runs a backward
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
-            not _callee_parts(node.func).isdisjoint(entries) for node in calls(loop))]
+            not _callee_parts(node.func).isdisjoint(entries) and runs(node) for node in calls(loop))]
     return found + updates
 
 
