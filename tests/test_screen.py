@@ -43,6 +43,20 @@ HELPERS = {
             loss.backward()
             yield loss
     """,
+    "under a test of other than a parameter": """\
+        def update(model, optimizer, x, y):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            if model.training:
+                loss.backward()
+    """,
+    "in an elif after a test of a parameter": """\
+        def update(model, optimizer, x, y, dry_run=False):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            if dry_run:
+                pass
+            elif model.training:
+                loss.backward()
+    """,
     "in an except handler": """\
         def update(model, optimizer, x, y):
             try:
@@ -85,6 +99,14 @@ RUNNING = {
         def update(model, optimizer, x, y, backprop=True):
             loss = torch.nn.functional.mse_loss(model(x), y)
             if backprop:
+                loss.backward()
+    """,
+    "in the else of a test of a parameter": """\
+        def update(model, optimizer, x, y, dry_run=False):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            if dry_run:
+                pass
+            else:
                 loss.backward()
     """,
     "inside with and try": """\
@@ -260,3 +282,43 @@ def test_a_loop_calling_a_function_or_method_of_another_file_that_runs_a_backwar
     main.write_text(text, encoding="utf-8")
     monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
     assert isinstance(screen(text, str(main)), Screened)
+
+
+WINDOWED = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Learner:
+        def __init__(self, model, accum=4):
+            self.model = model
+            self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            self.accum = accum
+            self.n_iter = 0
+
+        def optimize(self, x, y):
+            if x is None:
+                return None
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            loss.backward()
+            self.n_iter += 1
+            if self.n_iter % self.accum == 0:
+                self.opt.step()
+                self.opt.zero_grad()
+
+
+    def train(learner, loader):
+        for x, y in loader:
+            learner.optimize(x, y)
+    """
+)
+
+
+def test_a_method_that_is_a_loops_body_is_analysed_though_it_may_return_early(monkeypatch):
+    """A method that runs a backward and steps under an `if` on a counter of its object is the body of the loop
+    that calls it (`training.loop.windowed_methods`), whatever else it does: its early `return` does not keep it
+    from LibCST. The undivided mean loss of its window is found as with the screen off."""
+    assert isinstance(_screened(WINDOWED, monkeypatch), Screened)
+    findings = _findings(WINDOWED, monkeypatch, whole=False)
+    assert findings == _findings(WINDOWED, monkeypatch, whole=True)
+    assert "TL003" in [code for code, *_ in findings]

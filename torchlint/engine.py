@@ -619,18 +619,26 @@ def _called_name(call: ast.Call) -> Optional[str]:
 
 
 def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -> set:
-    """Names of the file's functions that call a backward (not `autograd.grad`: a loop that asks for
-    gradients is not a training loop), or call such a function (two deep). Only functions whose text
-    has the word are walked."""
+    """Names of the file's functions that may run a backward (not `autograd.grad`: a loop that asks for
+    gradients is not a training loop) on every call (`_calls_on_every_call`), or call such a function there
+    (two deep); and of the methods a loop may run as its body (`torchlint.training.loop.windowed_methods`: a
+    backward anywhere in them and a step under an `if`, `_steps_under_if`). Only functions whose text has the
+    word are walked."""
     texts = {id(function): "\n".join(lines[function.lineno - 1:function.end_lineno]) for function in functions}
     backward = names - {"grad"}
     def spelled(text: str) -> bool:
         if backward == {"backward"} and text.isascii():
             return _BACKWARD_CALLED.search(text) is not None
         return "backward" in text
-    helpers = {function.name for function in functions if spelled(texts[id(function)])
-               and any(_may_be_backward(node, backward) and _called_name(node) != "grad"
-                       for node in _calls_on_every_call(function))}
+
+    def backpropagates(found: List[ast.Call]) -> bool:
+        return any(_may_be_backward(node, backward) and _called_name(node) != "grad" for node in found)
+
+    spelling = [function for function in functions if spelled(texts[id(function)])]
+    helpers = {function.name for function in spelling if backpropagates(_calls_on_every_call(function))}
+    helpers |= {function.name for function in spelling if function.name not in helpers
+                and not function.name.startswith("__") and not function.decorator_list
+                and _steps_under_if(function) and backpropagates(calls(function))}
     if helpers:
         called = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, helpers))) + r")\s*\(")
         helpers |= {function.name for function in functions if called.search(texts[id(function)])
@@ -638,13 +646,29 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
     return helpers
 
 
+def _steps_under_if(function: ast.stmt) -> bool:
+    """A `.step()` call in an `if` of the function's own body, through `with` and `try` (a superset of
+    `torchlint.training.loop._steps_under_if`, which reads the first such `if` only)."""
+    pending: List[ast.stmt] = list(function.body)
+    while pending:
+        statement = pending.pop()
+        kind = type(statement)
+        if kind is ast.If:
+            if any(isinstance(call.func, ast.Attribute) and call.func.attr == "step" for call in calls(statement)):
+                return True
+        elif kind is ast.With or kind is ast.AsyncWith or kind in _TRIES:
+            pending.extend(statement.body)
+    return False
+
+
 def _calls_on_every_call(function: ast.stmt) -> List[ast.Call]:
-    """The calls a function may run on a call that runs its whole body: those of its statements outside loops,
-    nested functions and classes, `except` handlers and `match` cases; none when it may return before its last
-    statement, yield or await. A superset of where `torchlint.training.calls.Functions.runs` finds the work a
-    call runs (statements run on every call, or under an `if` on a parameter, in a function that returns only
-    at its end): a function whose only backward is in a loop of its own, or after an early `return`, runs none
-    on every call, and a loop calling it is no training loop of its own."""
+    """The calls a function may run on a call that runs its whole body, as `torchlint.training.calls.Functions.runs`
+    reads them (a superset: whether a parameter is rebound is not asked): those of its statements outside
+    loops, nested functions and classes, `except` handlers and `match` cases, through `with` and `try`, and
+    those under an `if` that tests one of its parameters (`if update_grad:`, its `else`); none when it may return
+    before its last statement, yield or await. A function whose only backward is in a loop of its own, under a
+    test of something else, or after an early `return`, runs none on every call: a loop calling it is no
+    training loop of its own."""
     body = function.body
     last = body[-1].lineno if body else 0
     pending: List[ast.AST] = list(body)
@@ -658,29 +682,37 @@ def _calls_on_every_call(function: ast.stmt) -> List[ast.Call]:
         if kind is ast.Return and node.lineno < last:
             return []
         pending.extend(ast.iter_child_nodes(node))
+    arguments = function.args
+    parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    parameters.discard("self")
     found: List[ast.Call] = []
-    pending = list(body)
-    while pending:
-        statement = pending.pop()
-        kind = type(statement)
-        if kind in _EVERY_CALL_BLOCKS:
-            pending.extend(statement.body)
+    pending_blocks: List[Tuple[List[ast.stmt], bool]] = [(body, True)]
+    while pending_blocks:
+        statements, tests = pending_blocks.pop()  # `tests`: an `if` on a parameter counts here
+        for statement in statements:
+            kind = type(statement)
             if kind is ast.If:
-                pending.extend(statement.orelse)
-            elif kind is not ast.With and kind is not ast.AsyncWith:
-                pending.extend(statement.finalbody)
-            if kind is not ast.If:  # the items of a `with`: called on every call too
-                found += [call for item in getattr(statement, "items", ()) for call in calls(item)]
-            else:
-                found += calls(statement.test)
-        elif kind not in _NOT_EVERY_CALL:
-            found += calls(statement)
+                if tests and _tests_parameter(statement.test, parameters):
+                    # its `else` too; an `elif` (an `if` alone in `orelse`) is passed over there
+                    pending_blocks += [(statement.body, False), (statement.orelse, False)]
+            elif kind is ast.With or kind is ast.AsyncWith:
+                pending_blocks.append((statement.body, tests))
+            elif kind in _TRIES:
+                pending_blocks += [(statement.body, tests), (statement.finalbody, tests)]
+            elif kind not in _NOT_EVERY_CALL:
+                found += calls(statement)
     return found
 
 
+def _tests_parameter(test: ast.expr, parameters: Set[str]) -> bool:
+    """`update_grad`, `not update_grad`: a test of one of `parameters`."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) and test.id in parameters
+
+
 _OWN_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
-_EVERY_CALL_BLOCKS = frozenset({ast.If, ast.With, ast.AsyncWith, ast.Try} | (
-    {ast.TryStar} if hasattr(ast, "TryStar") else set()))
+_TRIES = frozenset({ast.Try} | ({ast.TryStar} if hasattr(ast, "TryStar") else set()))
 _NOT_EVERY_CALL = frozenset({ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
                             | ({ast.Match} if hasattr(ast, "Match") else set()))
 
