@@ -91,3 +91,18 @@ def torchlint(request):
         return run_torchlint(*args, mode=request.param, **kwargs)
 
     return run
+
+
+def lint_findings(text: str, monkeypatch, whole: bool, path: str = "train.py") -> list:
+    """(code, line, column, message) of each finding `lint_source` gives `text` in this process: with the
+    screen and the sparse parse (`whole` False), or with every file parsed whole (`TORCHLINT_NO_PREFILTER`)."""
+    from torchlint.engine import lint_source
+    from torchlint.rules import ALL_RULES
+
+    if whole:
+        monkeypatch.setenv("TORCHLINT_NO_PREFILTER", "1")
+    else:
+        monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
+    diagnostics, problems = lint_source(text, path, ALL_RULES)
+    assert not problems
+    return [(d.code, d.line, d.column, d.message) for d in diagnostics]

@@ -1,8 +1,11 @@
 """The screen (`torchlint.engine.screen`) hands LibCST only the loops that may train, judged on CPython's tree: a
 loop that calls a function of the file counts only when that function may run a backward on every call (the work
-`torchlint.training.calls.Functions.runs` reads), and a loop calling `training_step` counts as calling the Hugging
-Face `Trainer`'s only in a file with a class that may subclass something of `transformers`. Whatever it leaves out,
-the findings are those of a whole parse with the screen off."""
+`torchlint.training.calls.Functions.runs` reads: outside its loops and `except` handlers, under an `if` only on one
+of its parameters, in a function that returns only at its end) or may be the loop's body (a method that steps under
+an `if`); a loop calling a function or object of another file only when the call may run one that backpropagates
+(`Functions.remote`); and a loop calling `training_step` counts as calling the Hugging Face `Trainer`'s only in a
+file with a class that may subclass something of `transformers`. Whatever it leaves out, the findings are those of
+a whole parse with the screen off."""
 
 from __future__ import annotations
 
@@ -10,18 +13,8 @@ import textwrap
 
 import pytest
 
-from torchlint.engine import Screened, lint_source, screen
-from torchlint.rules import ALL_RULES
-
-
-def _findings(text: str, monkeypatch, whole: bool):
-    if whole:
-        monkeypatch.setenv("TORCHLINT_NO_PREFILTER", "1")
-    else:
-        monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
-    diagnostics, problems = lint_source(text, "train.py", ALL_RULES)
-    assert not problems
-    return [(d.code, d.line, d.column, d.message) for d in diagnostics]
+from conftest import lint_findings
+from torchlint.engine import Screened, screen
 
 
 def _screened(text: str, monkeypatch):
@@ -85,7 +78,7 @@ LOOP = """\
 def test_a_loop_whose_helper_runs_no_backward_on_every_call_never_reaches_libcst(monkeypatch, helper):
     text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
     assert not isinstance(_screened(text, monkeypatch), Screened)
-    assert _findings(text, monkeypatch, whole=False) == _findings(text, monkeypatch, whole=True) == []
+    assert lint_findings(text, monkeypatch, whole=False) == lint_findings(text, monkeypatch, whole=True) == []
 
 
 RUNNING = {
@@ -138,8 +131,8 @@ def test_a_loop_calling_a_function_that_trains_in_a_loop_of_its_own_is_no_traini
                 loss.backward()
     """
     text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
-    findings = _findings(text, monkeypatch, whole=False)
-    assert findings == _findings(text, monkeypatch, whole=True)
+    findings = lint_findings(text, monkeypatch, whole=False)
+    assert findings == lint_findings(text, monkeypatch, whole=True)
     assert "TL004" not in [code for code, *_ in findings]
 
 
@@ -149,8 +142,8 @@ def test_a_loop_whose_helper_runs_a_backward_on_every_call_is_analysed(monkeypat
     the first micro-batch (TL004), found as with the screen off."""
     text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
     assert isinstance(_screened(text, monkeypatch), Screened)
-    findings = _findings(text, monkeypatch, whole=False)
-    assert findings == _findings(text, monkeypatch, whole=True)
+    findings = lint_findings(text, monkeypatch, whole=False)
+    assert findings == lint_findings(text, monkeypatch, whole=True)
     assert "TL004" in [code for code, *_ in findings]
 
 
@@ -182,7 +175,7 @@ def test_a_copy_of_the_hugging_face_trainer_never_reaches_libcst(monkeypatch):
     text = textwrap.dedent(TRAINER.format(imports="from transformers.trainer_utils import EvalPrediction",
                                           header="Trainer"))
     assert not isinstance(_screened(text, monkeypatch), Screened)
-    assert _findings(text, monkeypatch, whole=False) == _findings(text, monkeypatch, whole=True) == []
+    assert lint_findings(text, monkeypatch, whole=False) == lint_findings(text, monkeypatch, whole=True) == []
 
 
 SUBCLASSES = {
@@ -212,8 +205,8 @@ def test_a_subclass_of_the_hugging_face_trainer_is_analysed_however_its_base_is_
     """The loop calls the `training_step` the class inherits, which backpropagates: the trailing window (TL010)."""
     text = textwrap.dedent(INHERITED.format(imports=imports, header=header))
     assert isinstance(_screened(text, monkeypatch), Screened)
-    findings = _findings(text, monkeypatch, whole=False)
-    assert findings == _findings(text, monkeypatch, whole=True)
+    findings = lint_findings(text, monkeypatch, whole=False)
+    assert findings == lint_findings(text, monkeypatch, whole=True)
     assert [code for code, *_ in findings] == ["TL010"]
 
 
@@ -319,6 +312,6 @@ def test_a_method_that_is_a_loops_body_is_analysed_though_it_may_return_early(mo
     that calls it (`training.loop.windowed_methods`), whatever else it does: its early `return` does not keep it
     from LibCST. The undivided mean loss of its window is found as with the screen off."""
     assert isinstance(_screened(WINDOWED, monkeypatch), Screened)
-    findings = _findings(WINDOWED, monkeypatch, whole=False)
-    assert findings == _findings(WINDOWED, monkeypatch, whole=True)
+    findings = lint_findings(WINDOWED, monkeypatch, whole=False)
+    assert findings == lint_findings(WINDOWED, monkeypatch, whole=True)
     assert "TL003" in [code for code, *_ in findings]

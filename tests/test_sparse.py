@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from torchlint.engine import Screened, lint_source, screen
-from torchlint.rules import ALL_RULES
+from conftest import lint_findings
+from torchlint.engine import Screened, screen
 
 SCRIPT = textwrap.dedent(
     """\
@@ -43,16 +43,6 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _findings(text: str, monkeypatch, whole: bool):
-    if whole:
-        monkeypatch.setenv("TORCHLINT_NO_PREFILTER", "1")
-    else:
-        monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
-    diagnostics, problems = lint_source(text, "train.py", ALL_RULES)
-    assert not problems
-    return [(d.code, d.line, d.column, d.message) for d in diagnostics]
-
-
 def test_a_script_loop_keeps_its_code_and_the_helpers_it_calls_and_leaves_out_the_rest(monkeypatch):
     monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
     screened = screen(SCRIPT.format(reset="reset(optimizer)"), "train.py")
@@ -67,7 +57,7 @@ def test_a_script_loop_keeps_its_code_and_the_helpers_it_calls_and_leaves_out_th
 @pytest.mark.parametrize("reset", ["reset(optimizer)", "pass"], ids=["reset in a helper", "no reset"])
 def test_a_script_loop_gives_the_findings_of_a_whole_parse(monkeypatch, reset):
     text = SCRIPT.format(reset=reset)
-    sparse = _findings(text, monkeypatch, whole=False)
-    assert sparse == _findings(text, monkeypatch, whole=True)
+    sparse = lint_findings(text, monkeypatch, whole=False)
+    assert sparse == lint_findings(text, monkeypatch, whole=True)
     assert any(code == "TL003" for code, *_ in sparse)  # the undivided loss, in both
     assert any(code == "TL002" for code, *_ in sparse) == (reset == "pass")  # the helper's reset is seen
