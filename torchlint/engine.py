@@ -24,7 +24,7 @@ from typing import FrozenSet, TYPE_CHECKING, Callable, Dict, List, Optional, Seq
 from torchlint import env_flag
 from torchlint.collector import collector_paused
 from torchlint.model import ERROR, Diagnostic
-from torchlint.pywalk import calls, nodes
+from torchlint.pywalk import calls
 from torchlint.text import split_lines
 
 if TYPE_CHECKING:
@@ -350,11 +350,12 @@ def may_train(text: str, path: str = "") -> bool:
         return False
 
 
-def _project_entries(text: str, path: str, tree: ast.Module
+def _project_entries(text: str, path: str, tree: ast.Module, imports: Sequence[ast.stmt]
                      ) -> Tuple[Set[str], Callable[[ast.Call], bool]]:
     """The names through which a loop of the file may call into a function or object of another file of the
     project that runs a backward (`torchlint.project.index.entry_names`), and a test of a call spelled with one
-    of them: whether it may run such a function or method (`_may_run_carrier`)."""
+    of them: whether it may run such a function or method (`_may_run_carrier`). `imports`: the file's import
+    statements, wherever they are."""
     if not path or not path.endswith(".py"):
         return set(), _never
     from torchlint.project.index import ProjectIndex, carriers_in, entry_names, entry_words
@@ -369,7 +370,7 @@ def _project_entries(text: str, path: str, tree: ast.Module
             return set(), _never
         names = entry_names(tree, text, where, words, index)
         methods = index.carrier_methods() | {method for _, method in own}
-        return names, functools.partial(_may_run_carrier, _imported_names(tree), index.carrier_functions(), methods)
+        return names, functools.partial(_may_run_carrier, _imported_names(imports), index.carrier_functions(), methods)
     except (OSError, RecursionError):
         return set(), _never
 
@@ -378,11 +379,11 @@ def _never(call: ast.Call) -> bool:
     return False
 
 
-def _imported_names(tree: ast.Module) -> Dict[str, Set[str]]:
-    """Each name an import of the file binds, anywhere in it -> the last parts of what it may stand for (`from
-    .engine import train_one_epoch as train` -> `train`: {`train_one_epoch`})."""
+def _imported_names(imports: Sequence[ast.stmt]) -> Dict[str, Set[str]]:
+    """Each name the import statements `imports` bind -> the last parts of what it may stand for (`from .engine
+    import train_one_epoch as train` -> `train`: {`train_one_epoch`})."""
     found: Dict[str, Set[str]] = {}
-    for node in nodes(tree):
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -534,7 +535,7 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, helpers) and any(
             _called_name(node) in helpers for node in calls(loop))]
-    entries, runs = _project_entries(text, path, tree) if len(found) < len(loops) else (set(), _never)
+    entries, runs = _project_entries(text, path, tree, imports) if len(found) < len(loops) else (set(), _never)
     if entries:  # a loop that calls into another file of the project that runs a backward
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
