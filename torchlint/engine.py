@@ -350,14 +350,14 @@ def may_train(text: str, path: str = "") -> bool:
         return False
 
 
-def _project_entries(text: str, path: str, tree: ast.Module, imports: Sequence[ast.stmt]
-                     ) -> Tuple[Set[str], Callable[[ast.Call], bool]]:
+def _project_entries(text: str, path: str, tree: ast.Module, imported: Dict[str, Set[str]]
+                     ) -> Tuple[Set[str], Optional[Callable[[ast.Call], bool]]]:
     """The names through which a loop of the file may call into a function or object of another file of the
-    project that runs a backward (`torchlint.project.index.entry_names`), and a test of a call spelled with one
-    of them: whether it may run such a function or method (`_may_run_carrier`). `imports`: the file's import
-    statements, wherever they are."""
+    project that runs a backward (`torchlint.project.index.entry_names`), and, when there are some, a test of a
+    call spelled with one of them: whether it may run such a function or method (`_may_run_carrier`).
+    `imported`: what the file's imports bind (`_import_origins`)."""
     if not path or not path.endswith(".py"):
-        return set(), _never
+        return set(), None
     from torchlint.project.index import ProjectIndex, carriers_in, entry_names, entry_words
 
     try:
@@ -367,34 +367,29 @@ def _project_entries(text: str, path: str, tree: ast.Module, imports: Sequence[a
         own = carriers_in(text)[0]
         words = entry_words(text, where, index) | {name for name, _ in own}
         if not words:
-            return set(), _never
+            return set(), None
         names = entry_names(tree, text, where, words, index)
         methods = index.carrier_methods() | {method for _, method in own}
-        return names, functools.partial(_may_run_carrier, _imported_names(imports), index.carrier_functions(), methods)
+        return names, functools.partial(_may_run_carrier, imported, index.carrier_functions(), methods)
     except (OSError, RecursionError):
-        return set(), _never
+        return set(), None
 
 
-def _never(call: ast.Call) -> bool:
-    return False
-
-
-def _imported_names(imports: Sequence[ast.stmt]) -> Dict[str, Set[str]]:
-    """Each name the import statements `imports` bind -> the last parts of what it may stand for (`from .engine
-    import train_one_epoch as train` -> `train`: {`train_one_epoch`})."""
+def _import_origins(imports: Sequence[ast.stmt]) -> Dict[str, Set[str]]:
+    """Each name the import statements `imports` bind -> the dotted names it may stand for, a relative import's
+    with its leading dots (`import torch.nn as nn` -> `nn`: {`torch.nn`}; `from .engine import train_one_epoch
+    as train` -> `train`: {`.engine.train_one_epoch`}; `import torch.nn` -> `torch`: {`torch`})."""
     found: Dict[str, Set[str]] = {}
     for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.asname:
-                    found.setdefault(alias.asname, set()).add(alias.name.rsplit(".", 1)[-1])
-                else:
-                    head = alias.name.split(".", 1)[0]
-                    found.setdefault(head, set()).add(head)
+                head = alias.name.split(".", 1)[0]
+                found.setdefault(alias.asname or head, set()).add(alias.name if alias.asname else head)
         elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (f"{node.module}." if node.module else "")
             for alias in node.names:
                 if alias.name != "*":
-                    found.setdefault(alias.asname or alias.name, set()).add(alias.name.rsplit(".", 1)[-1])
+                    found.setdefault(alias.asname or alias.name, set()).add(module + alias.name)
     return found
 
 
@@ -415,7 +410,8 @@ def _may_run_carrier(imported: Dict[str, Set[str]], functions: FrozenSet[str], m
         return False  # `get_scaler()(loss)`, `scalers[0](loss)`: no name to follow
     head = func.id
     origins = imported.get(head)
-    if origins is not None and not ({parts[0]} if parts else origins).isdisjoint(functions):
+    if origins is not None and (parts[0] in functions if parts else any(
+            origin.rsplit(".", 1)[-1] in functions for origin in origins)):
         return True
     if head == "self" and len(parts) == 1:
         return False
@@ -522,7 +518,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     if not loops:
         return updates
     methods = _BACKWARD_METHODS
-    if "training_step(" in text and "transformers" in text and _subclasses_transformers(classes, imports):
+    imported = _import_origins(imports)
+    if "training_step(" in text and "transformers" in text and _subclasses_transformers(classes, imported):
         # the Hugging Face `Trainer`'s, inherited, backpropagates
         methods, names = methods | {"training_step"}, names | {"training_step"}
     words = _LOOP_WORDS if len(names) == 2 else re.compile(
@@ -535,29 +532,22 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, helpers) and any(
             _called_name(node) in helpers for node in calls(loop))]
-    entries, runs = _project_entries(text, path, tree, imports) if len(found) < len(loops) else (set(), _never)
-    if entries:  # a loop that calls into another file of the project that runs a backward
+    entries, runs = _project_entries(text, path, tree, imported) if len(found) < len(loops) else (set(), None)
+    if runs is not None:  # a loop that calls into another file of the project that runs a backward
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
             not _callee_parts(node.func).isdisjoint(entries) and runs(node) for node in calls(loop))]
     return found + updates
 
 
-def _subclasses_transformers(classes: List[ast.ClassDef], imports: List[ast.stmt]) -> bool:
+def _subclasses_transformers(classes: List[ast.ClassDef], imported: Dict[str, Set[str]]) -> bool:
     """Whether a class of the file may subclass a class imported from `transformers` (its base a name, or an
-    attribute of a name, that an import of the file binds to something of that package): only such a class
-    inherits the Hugging Face `Trainer`'s `training_step` (`training.calls.Functions._inherited`). A copy of the
-    `Trainer`'s own code, whose loop calls the `training_step` it defines, is no such class (a superset: the
-    analysis resolves the base through the file's imports, `torchlint.names.ModuleNames.qualify`)."""
-    if not classes:
-        return False
-    bound: Set[str] = set()
-    for statement in imports:
-        if isinstance(statement, ast.Import):
-            bound.update((alias.asname or alias.name.split(".")[0]) for alias in statement.names
-                         if alias.name.split(".")[0] == "transformers")
-        elif not statement.level and (statement.module or "").split(".")[0] == "transformers":
-            bound.update((alias.asname or alias.name) for alias in statement.names)
+    attribute of a name, that an import of the file binds to something of that package, `_import_origins`):
+    only such a class inherits the Hugging Face `Trainer`'s `training_step` (`training.calls.Functions._inherited`).
+    A copy of the `Trainer`'s own code, whose loop calls the `training_step` it defines, is no such class (a
+    superset: the analysis resolves the base through the file's imports, `torchlint.names.ModuleNames.qualify`)."""
+    bound = {name for name, origins in imported.items()
+             if any(origin.split(".", 1)[0] == "transformers" for origin in origins)}
     if not bound:
         return False
     for class_def in classes:

@@ -825,9 +825,11 @@ class ProjectIndex:
                 if same and call.callee == function:
                     if function in summary.functions:
                         found.append((other, call))
-                elif _may_name(summary, call.callee, function) \
-                        and self.resolve(other, summary, call.callee) == (target, function):
-                    found.append((other, call))
+                else:  # the name first: finding the module's file is the dearer half
+                    named = _named(summary, call.callee)
+                    if named is not None and named[2] == function \
+                            and self._located(other, named) == (target, function):
+                        found.append((other, call))
         return found
 
     def passed_as_value(self, path: str, function: str) -> bool:
@@ -872,28 +874,33 @@ class ProjectIndex:
         files: `NativeScaler` -> (`.../util/misc.py`, `NativeScalerWithGradNormCount`); a top-level class or
         function `importer` defines itself -> (`importer`, name). None when it leads out of the project, or
         to something other than a top-level name of a module."""
-        head, _, rest = dotted.partition(".")
-        if head not in summary.imports:
-            if not rest and (head in summary.functions or head in summary.classes):
-                return os.path.abspath(importer), head
-            return None
-        level, origin = summary.imports[head]
-        parts = (f"{origin}.{rest}" if rest else origin).split(".")
-        if len(parts) < 2:
-            return None
-        found = module_file(importer, ".".join(parts[:-1]), level, self.lookup)
-        return (os.path.abspath(str(found)), parts[-1]) if found is not None else None
+        named = _named(summary, dotted)
+        return self._located(importer, named) if named is not None else None
+
+    def _located(self, importer: str, named: Tuple[Optional[int], str, str]) -> Optional[Tuple[str, str]]:
+        """(file, name) for what `_named` read of a dotted name of `importer`."""
+        level, module, name = named
+        if level is None:
+            return os.path.abspath(importer), name
+        found = module_file(importer, module, level, self.lookup)
+        return (os.path.abspath(str(found)), name) if found is not None else None
 
 
-def _may_name(summary: FileSummary, dotted: str, name: str) -> bool:
-    """Whether `ProjectIndex.resolve` may lead the dotted name `dotted` of the file summed up in `summary` to a
-    top-level name `name`: the last part of what it stands for through the file's imports is `name` (read
-    without looking for the module's file, as `resolve` would)."""
+def _named(summary: FileSummary, dotted: str) -> Optional[Tuple[Optional[int], str, str]]:
+    """(import level, module, top-level name) a dotted name of the file summed up in `summary` stands for through
+    its imports (`ProjectIndex.resolve` without looking for the module's file); level None for a class or
+    function the file defines itself (module ""). None for a name neither imported nor defined there, or an
+    import of a module itself."""
     head, _, rest = dotted.partition(".")
-    imported = summary.imports.get(head)
-    if imported is None:
-        return not rest and head == name
-    return (rest or imported[1]).rsplit(".", 1)[-1] == name
+    if head not in summary.imports:
+        if not rest and (head in summary.functions or head in summary.classes):
+            return None, "", head
+        return None
+    level, origin = summary.imports[head]
+    parts = (f"{origin}.{rest}" if rest else origin).split(".")
+    if len(parts) < 2:
+        return None
+    return level, ".".join(parts[:-1]), parts[-1]
 
 
 def _names_as_value(text: str, name: str, modules: FrozenSet[str]) -> bool:
