@@ -10,6 +10,7 @@ a whole parse with the screen off."""
 from __future__ import annotations
 
 import textwrap
+from typing import Tuple
 
 import pytest
 
@@ -17,9 +18,23 @@ from conftest import lint_findings
 from torchlint.engine import Screened, screen
 
 
-def _screened(text: str, monkeypatch):
+def _screened(text: str, path: str, monkeypatch):
     monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
-    return screen(text, "train.py")
+    return screen(text, path)
+
+
+def _loop_calling(helper: str) -> str:
+    """`LOOP` with `helper` (a function `update`, and what it calls) defined above it."""
+    return textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
+
+
+def _project_loop(tmp_path, imports: str, call: str) -> Tuple[str, str]:
+    """`PROJECT_LOOP` written as `main.py` beside `util.py` (`CARRIERS`) in `tmp_path`: its text and path."""
+    (tmp_path / "util.py").write_text(CARRIERS, encoding="utf-8")
+    main = tmp_path / "main.py"
+    text = textwrap.dedent(PROJECT_LOOP.format(imports=imports, call=call))
+    main.write_text(text, encoding="utf-8")
+    return text, str(main)
 
 
 HELPERS = {
@@ -76,8 +91,8 @@ LOOP = """\
 
 @pytest.mark.parametrize("helper", HELPERS.values(), ids=HELPERS.keys())
 def test_a_loop_whose_helper_runs_no_backward_on_every_call_never_reaches_libcst(monkeypatch, helper):
-    text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
-    assert not isinstance(_screened(text, monkeypatch), Screened)
+    text = _loop_calling(helper)
+    assert not isinstance(_screened(text, "train.py", monkeypatch), Screened)
     assert lint_findings(text, monkeypatch, whole=False) == lint_findings(text, monkeypatch, whole=True) == []
 
 
@@ -130,7 +145,7 @@ def test_a_loop_calling_a_function_that_trains_in_a_loop_of_its_own_is_no_traini
                 loss = torch.nn.functional.mse_loss(model(x), y)
                 loss.backward()
     """
-    text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
+    text = _loop_calling(helper)
     findings = lint_findings(text, monkeypatch, whole=False)
     assert findings == lint_findings(text, monkeypatch, whole=True)
     assert "TL004" not in [code for code, *_ in findings]
@@ -140,8 +155,8 @@ def test_a_loop_calling_a_function_that_trains_in_a_loop_of_its_own_is_no_traini
 def test_a_loop_whose_helper_runs_a_backward_on_every_call_is_analysed(monkeypatch, helper):
     """Traps for the screen: each of these helpers runs its backward on the loop's calls; `i % 4 == 0` steps after
     the first micro-batch (TL004), found as with the screen off."""
-    text = textwrap.dedent(LOOP.format(helper=textwrap.indent(textwrap.dedent(helper), "    ")))
-    assert isinstance(_screened(text, monkeypatch), Screened)
+    text = _loop_calling(helper)
+    assert isinstance(_screened(text, "train.py", monkeypatch), Screened)
     findings = lint_findings(text, monkeypatch, whole=False)
     assert findings == lint_findings(text, monkeypatch, whole=True)
     assert "TL004" in [code for code, *_ in findings]
@@ -174,7 +189,7 @@ def test_a_copy_of_the_hugging_face_trainer_never_reaches_libcst(monkeypatch):
     calls it) inherits nothing from `transformers`, although it imports from it."""
     text = textwrap.dedent(TRAINER.format(imports="from transformers.trainer_utils import EvalPrediction",
                                           header="Trainer"))
-    assert not isinstance(_screened(text, monkeypatch), Screened)
+    assert not isinstance(_screened(text, "train.py", monkeypatch), Screened)
     assert lint_findings(text, monkeypatch, whole=False) == lint_findings(text, monkeypatch, whole=True) == []
 
 
@@ -204,7 +219,7 @@ INHERITED = """\
 def test_a_subclass_of_the_hugging_face_trainer_is_analysed_however_its_base_is_spelled(monkeypatch, imports, header):
     """The loop calls the `training_step` the class inherits, which backpropagates: the trailing window (TL010)."""
     text = textwrap.dedent(INHERITED.format(imports=imports, header=header))
-    assert isinstance(_screened(text, monkeypatch), Screened)
+    assert isinstance(_screened(text, "train.py", monkeypatch), Screened)
     findings = lint_findings(text, monkeypatch, whole=False)
     assert findings == lint_findings(text, monkeypatch, whole=True)
     assert [code for code, *_ in findings] == ["TL010"]
@@ -250,12 +265,7 @@ def test_a_loop_spelling_a_carriers_name_in_a_call_that_cannot_run_it_never_reac
         monkeypatch, tmp_path, imports, call):
     """`util.py` has a function `mean` and a method `Trainer.fit` that run a backward: the loop's call names one
     of them, or an object built from the class, but runs neither (`Functions.remote` finds nothing)."""
-    (tmp_path / "util.py").write_text(CARRIERS, encoding="utf-8")
-    text = textwrap.dedent(PROJECT_LOOP.format(imports=imports, call=call))
-    main = tmp_path / "main.py"
-    main.write_text(text, encoding="utf-8")
-    monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
-    assert not isinstance(screen(text, str(main)), Screened)
+    assert not isinstance(_screened(*_project_loop(tmp_path, imports, call), monkeypatch), Screened)
 
 
 CARRIER_CALLS = {
@@ -269,12 +279,7 @@ CARRIER_CALLS = {
 @pytest.mark.parametrize("imports, call", CARRIER_CALLS.values(), ids=CARRIER_CALLS.keys())
 def test_a_loop_calling_a_function_or_method_of_another_file_that_runs_a_backward_is_analysed(
         monkeypatch, tmp_path, imports, call):
-    (tmp_path / "util.py").write_text(CARRIERS, encoding="utf-8")
-    text = textwrap.dedent(PROJECT_LOOP.format(imports=imports, call=call))
-    main = tmp_path / "main.py"
-    main.write_text(text, encoding="utf-8")
-    monkeypatch.delenv("TORCHLINT_NO_PREFILTER", raising=False)
-    assert isinstance(screen(text, str(main)), Screened)
+    assert isinstance(_screened(*_project_loop(tmp_path, imports, call), monkeypatch), Screened)
 
 
 WINDOWED = textwrap.dedent(
@@ -311,7 +316,7 @@ def test_a_method_that_is_a_loops_body_is_analysed_though_it_may_return_early(mo
     """A method that runs a backward and steps under an `if` on a counter of its object is the body of the loop
     that calls it (`training.loop.windowed_methods`), whatever else it does: its early `return` does not keep it
     from LibCST. The undivided mean loss of its window is found as with the screen off."""
-    assert isinstance(_screened(WINDOWED, monkeypatch), Screened)
+    assert isinstance(_screened(WINDOWED, "train.py", monkeypatch), Screened)
     findings = lint_findings(WINDOWED, monkeypatch, whole=False)
     assert findings == lint_findings(WINDOWED, monkeypatch, whole=True)
     assert "TL003" in [code for code, *_ in findings]
