@@ -78,3 +78,10 @@ def test_a_reset_helper_defined_but_not_called_before_the_loop_throws_nothing_aw
     (finding,) = _findings("tl010_bug_reset_helper_defined_before_loop.py", "TL010")
     assert "whole run" in finding.message
     assert "thrown away" not in finding.message
+
+
+def test_a_mean_loss_a_method_of_the_file_returns_unnamed_is_named_by_the_call_the_loop_makes() -> None:
+    """`train_step` returns `model(samples)["loss"]`, which names no loss function: the message names
+    `self.train_step`, where the user looks for the loss, as it does for a function of another file."""
+    (finding,) = _findings("tl003_bug_loss_from_a_method_that_calls_the_model.py", "TL003")
+    assert "a mean over each micro-batch (`self.train_step`)" in finding.message

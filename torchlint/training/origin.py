@@ -218,7 +218,10 @@ class OriginTracer:
         function = functions.by_name(callee) or self._object_call(callee, functions, at)
         if function is None:
             return None
-        return self._traced_returns(function, functions, self.names, depth, slot)
+        traced = self._traced_returns(function, functions, self.names, depth, slot)
+        # A value its body does not name (`model(samples)["loss"]`) is named by the call the loop makes.
+        named = traced is not None and traced.reductions and not traced.sources
+        return replace(traced, sources=(callee,)) if named else traced
 
     def _object_call(self, callee: str, functions, at: int) -> Optional[cst.FunctionDef]:
         """`criterion = SSDLoss(...)`, then `criterion(...)`: the `__call__` (or the module's `forward`) of that
