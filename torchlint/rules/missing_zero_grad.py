@@ -20,6 +20,16 @@ D.parameters()))`) is reset when the loop's resets, of other optimizers and
 modules too (`D_optimizer.zero_grad()`, `G_optimizer.zero_grad()`), together
 clear every module it holds; it is flagged when one of them is left out.
 
+A step written by hand is a step too: `w -= lr * w.grad` (also `w.data -= ...`,
+`w.data = w.data - ...`, `w.sub_(...)`, `w.data.add_(w.grad, alpha=-lr)`,
+`w.copy_(...)`), on a tensor or on each tensor of a `for p in
+model.parameters():` loop, in the loop's body or a `with torch.no_grad():`
+block, after a backward of the body. It is flagged when nothing in the loop
+resets or otherwise writes a gradient and the tensor is the same object from
+one iteration to the next (not made anew, `x_adv = x_adv.detach()`, nor the
+loop's own target). An update under an `if`, or one whose gradient comes from
+`torch.autograd.grad`, is not read.
+
 The window may be a loop of its own (`for _ in range(grad_accum):` with a
 backward per micro-batch, or over the slices or chunks of a batch), its
 `optimizer.step()` after it: flagged when a loop of the same function runs
@@ -61,7 +71,8 @@ for x, y in loader:
 
 ## Fix safety
 
-Unsafe. The fix inserts `optimizer.zero_grad()` right after the step, which
+Unsafe. The fix inserts `optimizer.zero_grad()` right after the step (for a
+step by hand, `w.grad.zero_()` right after the update), which
 is the usual place, but a loop that never reset its gradients does not say
 where its author meant the reset to be (before the forward pass, after the
 step, at a window boundary). Apply it with `--unsafe-fixes` after reading it.
@@ -171,6 +182,51 @@ class MissingZeroGrad(Rule):
                     )
                 yield Finding(step.node, message, fix, loop=loop)
             yield from self._inner(context, loop)
+            if not loop.optimizer_steps:
+                yield from self._by_hand(context, loop)
+
+    def _by_hand(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
+        """A loop that steps by hand (`w -= lr * w.grad`) and resets nothing: the gradient it reads is the running
+        sum of every iteration's `backward()`. Only where nothing in the loop touches a gradient otherwise, the
+        updated tensor keeps its identity from one iteration to the next, and a backward of the loop's own body
+        runs before the update."""
+        if not loop.loop_backwards or loop.resets \
+                or any(backward.kind not in ("tensor", "autograd") for backward in loop.loop_backwards):
+            return
+        updates = roles.descent_updates(loop.node.body)
+        if not updates or _touches_grad_otherwise(loop.node.body, {id(update.node) for update in updates}):
+            return
+        backward_lines = [context.span(backward.node)[0] for backward in loop.loop_backwards if backward.via is None]
+        rebound = _rebound_in(loop.node.body, {id(update.node) for update in updates})
+        own = _names_in(loop.node.target) if isinstance(loop.node, cst.For) else set()
+        reported = set()
+        for update in updates:
+            tensor = update.tensor
+            if any(name == tensor or tensor.startswith(name + ".") for name in own):
+                continue  # a new tensor on each iteration of the loop itself
+            if update.over is not None:
+                if tensor not in _names_in(update.over.target) or "." in tensor \
+                        or any(name in rebound for name in _names_in(update.over.iter)):
+                    continue
+                carrier = f"each `{tensor}` of `{context.code(update.over.iter)}`"
+            else:
+                if any(name == tensor or tensor.startswith(name + ".") for name in rebound):
+                    continue
+                carrier = f"`{tensor}`"
+            line = context.span(update.node)[0]
+            if tensor in reported or not any(before < line for before in backward_lines):
+                continue
+            reported.add(tensor)
+            message = (
+                f"`{context.code(update.node)}` updates {carrier} from its gradient by hand, but nothing in the loop "
+                f"resets `{tensor}.grad` (`{tensor}.grad.zero_()` after the update): every `backward()` adds to it, "
+                f"so each update applies the running sum of the gradients since the loop began."
+            )
+            fix = None
+            if update.anchor is not None:
+                fix = Fix(UNSAFE, f"Reset the gradient with `{tensor}.grad.zero_()` after the update",
+                          (context.insert_line_after(update.anchor, f"{tensor}.grad.zero_()"),))
+            yield Finding(update.node, message, fix, loop=loop)
 
     def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
         """A loop that is an accumulation window by itself, run again by a loop of its function that never
@@ -255,6 +311,15 @@ for x in loader:
     optimizer_g.step()
     optimizer_info.step()
 """,
+        # A step by hand that resets the gradient it reads.
+        """
+import torch
+for x, y in loader:
+    ((w * x - y) ** 2).mean().backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    w.grad.zero_()
+""",
         # `.step()` on something that is not known to be an optimizer.
         """
 for x, y in loader:
@@ -263,6 +328,28 @@ for x, y in loader:
 """,
     )
     invalid = (
+        # A step by hand reads a gradient that nothing resets.
+        Example(
+            """
+import torch
+for x, y in loader:
+    loss = ((w * x - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+""",
+            line=7,
+            fixed="""
+import torch
+for x, y in loader:
+    loss = ((w * x - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        w.grad.zero_()
+""",
+            unsafe=True,
+        ),
         # `netD.zero_grad()` does not reach the generator's parameters.
         Example(
             """
@@ -563,3 +650,51 @@ def _resets_for(loop: TrainingLoop, optimizer: str) -> List[ResetSite]:
                 not models or any(same_module(reset.target, model) for model in models)):
             found.append(reset)
     return found
+
+
+def _touches_grad_otherwise(body: cst.BaseSuite, updates: set) -> bool:
+    """Something in the loop other than the updates writes a gradient or calls an in-place method on one
+    (`p.grad[mask] = 0`, `p.grad.mul_(0)`, `p.grad.copy_(g)`), or calls a `zero_grad`: not read here."""
+    for node in preorder(body):
+        if id(node) in updates:
+            continue
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if any(isinstance(part, cst.Attribute) and part.attr.value == "grad"
+                   for target in targets for part in preorder(target)):
+                return True
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method == "zero_grad" or method.endswith("_") and any(
+                    isinstance(part, cst.Attribute) and part.attr.value == "grad"
+                    for part in preorder(node.func.value)):
+                return True
+    return False
+
+
+def _rebound_in(body: cst.BaseSuite, updates: set) -> set:
+    """The names the loop's body gives a value (assignments, `for` and `with ... as` targets, `:=`), dotted
+    (`self.w`), the augmented ones too but for the updates themselves."""
+    bound = set()
+    for node in preorder(body):
+        targets: list = []
+        if id(node) in updates:
+            continue
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            bound.add(node.name.value)
+        for target in targets:
+            for part in preorder(target):
+                name = dotted_name(part) if isinstance(part, (cst.Name, cst.Attribute)) else None
+                if name is not None:
+                    bound.add(name)
+    return bound
+
+
+def _names_in(node: cst.CSTNode) -> set:
+    return {dotted_name(part) for part in preorder(node) if isinstance(part, (cst.Name, cst.Attribute))} - {None}

@@ -462,6 +462,82 @@ def wipes_grad(call: cst.Call) -> bool:
     return isinstance(func, cst.Attribute) and func.attr.value in _WIPING_METHODS and ends_in_grad(func.value)
 
 
+@dataclass(frozen=True)
+class DescentUpdate:
+    """A tensor updated in place from its own gradient, by hand: `w -= lr * w.grad`, `w.data -= lr * w.grad.data`,
+    `w.data = w.data - lr * w.grad`, `w.sub_(lr * w.grad)`, `w.data.add_(w.grad, alpha=-lr)`, `w.copy_(w - lr *
+    w.grad)` (a gradient-descent step without an optimizer)."""
+
+    node: cst.CSTNode  # the augmented assignment or the call
+    tensor: str  # `w`: what is updated, and whose `.grad` it reads
+    anchor: Optional[cst.CSTNode]  # the statement a reset would follow, in its block; None: a one-line body
+    over: Optional[cst.For] = None  # the loop over tensors it sits in (`for p in model.parameters():`), if any
+
+
+_DESCENT_OPERATORS = (cst.SubtractAssign, cst.AddAssign)
+_DESCENT_METHODS = frozenset({"sub_", "add_", "copy_"})
+
+
+def descent_updates(body: cst.BaseSuite) -> List[DescentUpdate]:
+    """The by-hand gradient-descent updates of a loop's body: in its statements, through `with` (`with
+    torch.no_grad():`) and a nested `for` over tensors, not under an `if`, a `try`, a `while` or a nested
+    definition (an update that only some iterations run is not read)."""
+    found: List[DescentUpdate] = []
+    _descent_in(body, None, found)
+    return found
+
+
+def _descent_in(suite: cst.BaseSuite, over: Optional[cst.For], found: List[DescentUpdate],
+                compound: Optional[cst.CSTNode] = None) -> None:
+    if isinstance(suite, cst.SimpleStatementSuite):  # `with torch.no_grad(): w -= lr * w.grad`
+        anchor = compound if isinstance(compound, cst.With) else None  # after the `with`; not after a one-line `for`
+        for small in suite.body:
+            _descent_statement(small, anchor, over, found)
+        return
+    for statement in suite.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                _descent_statement(small, statement if len(statement.body) == 1 else None, over, found)
+        elif isinstance(statement, cst.With):
+            _descent_in(statement.body, over, found, statement)
+        elif isinstance(statement, cst.For) and over is None and not statement.orelse:
+            _descent_in(statement.body, statement, found, statement)
+
+
+def _descent_statement(small: cst.BaseSmallStatement, anchor: Optional[cst.CSTNode], over: Optional[cst.For],
+                       found: List[DescentUpdate]) -> None:
+    tensor = None
+    if isinstance(small, cst.AugAssign) and isinstance(small.operator, _DESCENT_OPERATORS):
+        tensor = _updated(small.target)
+        reads = small.value
+        node: cst.CSTNode = small
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1 \
+            and isinstance(small.targets[0].target, cst.Attribute) and small.targets[0].target.attr.value == "data":
+        tensor = _updated(small.targets[0].target)  # `w.data = w.data - lr * w.grad`
+        reads = small.value
+        node = small
+    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+            and isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value in _DESCENT_METHODS:
+        tensor = _updated(small.value.func.value)
+        reads = small.value
+        node = small.value
+    if tensor is None or not any(isinstance(part, cst.Attribute) and part.attr.value == "grad"
+                                 and dotted_name(part.value) in (tensor, tensor + ".data")
+                                 for part in preorder(reads)):
+        return
+    found.append(DescentUpdate(node, tensor, anchor, over))
+
+
+def _updated(target: cst.BaseExpression) -> Optional[str]:
+    """`w` for `w` and `w.data`; None for anything else (`w.grad`, `w[0]`)."""
+    name = dotted_name(target)
+    if name is None:
+        return None
+    if name.endswith(".data"):
+        name = name[: -len(".data")]
+    return None if name.endswith(".grad") or name.split(".")[-1] == "grad" else name
+
+
 def scales_grad_call(call: cst.Call, names: ModuleNames) -> bool:
     """`p.grad.div_(n)`, `p.grad.data.mul_(1 / n)`, `torch._foreach_div_(grads, n)`, or a library
     helper named for it that is handed what to scale: `training.scale_grads(model, 1 / num_tokens)`."""
