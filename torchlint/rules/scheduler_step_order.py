@@ -20,6 +20,16 @@ horizon (a scheduler passed in, `LambdaLR`, `StepLR`'s `step_size`) nothing
 says the schedule is too fast, and that claim is not made; a scheduler that
 runs before the optimizer's step in the iteration is still flagged for that.
 
+Inside `with accelerator.accumulate(model):`, by an `Accelerator` built in
+the file with `gradient_accumulation_steps=N` (or a plugin's `num_steps=`),
+the optimizer that `accelerator.prepare` wrapped steps only at the end of
+each window of `N` micro-batches, though the loop calls it on every one; a
+scheduler it prepared advances with it. A scheduler it never saw (not among
+the arguments of any `.prepare(...)` in the file) advances on every
+micro-batch: flagged when its horizon counts updates, as above. The finding
+has no fix: the scheduler belongs among what `accelerator.prepare(...)` is
+handed.
+
 ## Why is this bad?
 
 Since PyTorch 1.1 the scheduler must step after the optimizer. Stepping it
@@ -87,7 +97,7 @@ from torchlint.model import SAFE, UNSAFE, WARNING
 from torchlint.names import positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training.timeline import listing
-from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
+from torchlint.training import AccumulationCheck, StepSite, TrainingLoop, frameworks
 
 
 class SchedulerStepOrder(Rule):
@@ -105,6 +115,11 @@ class SchedulerStepOrder(Rule):
                 if step is None:
                     continue
                 check = loop.accumulation_check(step)
+                if check is None:
+                    finding = _unprepared(context, loop, scheduler, step)
+                    if finding is not None:
+                        yield finding
+                        continue
                 per_micro_batch = check is not None and not loop.once_per_window(scheduler, check)
                 problem = self._problem(context, loop, scheduler, step, check, per_micro_batch)
                 if problem is None:
@@ -194,6 +209,25 @@ for i, (x, y) in enumerate(loader):
 """,
     )
     invalid = (
+        # Accelerate steps the optimizer it prepared once per window; the scheduler it never saw, every micro-batch.
+        Example(
+            """
+import torch
+from accelerate import Accelerator
+from transformers import get_linear_schedule_with_warmup
+accelerator = Accelerator(gradient_accumulation_steps=accum)
+optimizer = torch.optim.AdamW(model.parameters())
+lr_scheduler = get_linear_schedule_with_warmup(optimizer, 100, len(loader) // accum * epochs)
+model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+for batch in loader:
+    with accelerator.accumulate(model):
+        accelerator.backward(model(**batch).loss)
+        optimizer.step()
+        lr_scheduler.step()
+        optimizer.zero_grad()
+""",
+            line=13,
+        ),
         Example(
             """
 from torch.optim.lr_scheduler import OneCycleLR
@@ -302,6 +336,29 @@ def _before_1_1(context: FileContext) -> bool:
     scheduler stepped first, as documented then."""
     project = context.names.project
     return project is not None and project.torch_pin().below((1, 1))
+
+
+def _unprepared(context: FileContext, loop: TrainingLoop, scheduler: StepSite, step: StepSite) -> Optional[Finding]:
+    """Inside `with accelerator.accumulate(model):`, a prepared optimizer steps once per window, but a scheduler
+    that `accelerator.prepare` never saw advances on every micro-batch: too fast when its horizon counts updates."""
+    if scheduler.guards:
+        return None  # `if accelerator.sync_gradients:`
+    window = frameworks.accelerate_window(loop, loop.outer_contexts + scheduler.contexts)
+    if window is None or window != frameworks.accelerate_window(loop, loop.outer_contexts + step.contexts):
+        return None
+    if not frameworks.prepared_by(loop, step.receiver, window.accelerator) \
+            or frameworks.may_be_prepared(scheduler.receiver, context.source) \
+            or loop.schedule_counts(scheduler, window) != "updates":
+        return None
+    count = context.code(window.count)
+    message = (
+        f"`{context.code(scheduler.node)}` runs on every micro-batch inside `{window.accelerator}.accumulate(...)`, "
+        f"but `{context.site_code(step)}` acts only once every `{count}` micro-batches (`{window.accelerator}"
+        f".prepare` wrapped `{step.receiver}`, not `{scheduler.receiver}`): the schedule, whose horizon counts "
+        f"updates (divided by `{count}`), advances `{count}`× too fast. Pass `{scheduler.receiver}` to "
+        f"`{window.accelerator}.prepare(...)`, which steps it with the optimizer."
+    )
+    return Finding(scheduler.node, message, None)
 
 
 def _step_scheduled_by(loop: TrainingLoop, scheduler: StepSite) -> Optional[StepSite]:

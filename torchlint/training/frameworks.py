@@ -17,12 +17,14 @@ returns by the Trainer's `accumulate_grad_batches`. Only what the file shows cou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, FrozenSet, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
-from torchlint.names import ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, positional
+from torchlint.names import (ModuleNames, dotted_name, int_value, is_true, iter_names, keyword, last_component,
+                             positional)
 from torchlint.parse import parse_module
 from torchlint.walk import preorder
 
@@ -275,6 +277,81 @@ def _accelerator_count(call: cst.Call, names: ModuleNames) -> Optional[cst.BaseE
     if count is None or int_value(count) == 1:
         return None
     return count
+
+
+# --- Accelerate: the window of `accelerator.accumulate(model)` ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccelerateWindow:
+    """`with accelerator.accumulate(model):` around a site, by an `Accelerator` that accumulates `count`
+    micro-batches (its `gradient_accumulation_steps=`, or its plugin's `num_steps=`): what it prepared steps
+    (an optimizer) or advances (a scheduler) only at the end of each window; anything else, on every
+    micro-batch."""
+
+    accelerator: str  # `accelerator`, as the `with` names it
+    count: cst.BaseExpression
+
+
+def accelerate_window(loop: "TrainingLoop", contexts: Iterable[cst.BaseExpression]) -> Optional[AccelerateWindow]:
+    """The window of the `accumulate(...)` among `contexts` (the `with` items around a site of `loop`), when
+    every value its receiver may have at the loop is an `Accelerator(...)` that accumulates the same count; None
+    otherwise (no `accumulate`, an accelerator passed in, one that accumulates nothing)."""
+    names = loop.names
+    for item in contexts:
+        if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
+                and item.func.attr.value == "accumulate"):
+            continue
+        owner = dotted_name(item.func.value)
+        built = [call for value in _values_at_loop(loop, owner) for call in _branches(value)] if owner else []
+        if not built or not all(isinstance(call, cst.Call) and names.callee(call) in _ACCELERATORS for call in built):
+            return None
+        counts = [_accelerator_count(call, names) for call in built]
+        first = counts[0]
+        if first is None or any(count is None or not count.deep_equals(first) for count in counts[1:]):
+            return None
+        return AccelerateWindow(owner, first)
+    return None
+
+
+def prepared_by(loop: "TrainingLoop", name: str, accelerator: str) -> bool:
+    """Every value `name` may have at the loop is what `accelerator.prepare(...)` hands back (`model,
+    optimizer, loader = accelerator.prepare(model, optimizer, loader)`)."""
+    values = _values_at_loop(loop, name)
+    return bool(values) and all(
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "prepare"
+        and dotted_name(value.func.value) == accelerator for value in values)
+
+
+def _values_at_loop(loop: "TrainingLoop", name: str) -> List[cst.BaseExpression]:
+    """What `name` may hold when `loop` starts: the values its function's assignments reaching the loop give
+    it (the whole right-hand side for an unpacked name), or for a name the function does not bind, the file's
+    bindings of it; [] when some path gives it a value the code does not show (a parameter)."""
+    definitions = loop.flow.entering(loop.iteration.region, name)
+    if not definitions:
+        return list(loop.names.values_of(name))
+    if any(definition.kind != "assign" or definition.value is None for definition in definitions):
+        return []
+    return [definition.value for definition in definitions]
+
+
+_PREPARE = re.compile(r"\.prepare\s*\(")
+
+
+def may_be_prepared(name: str, text: str) -> bool:
+    """The last part of `name` is spelled among the arguments of some `.prepare(...)` of the file's text, or the
+    text assigns it from one: a superset read on the text itself, which a sparse parse may have blanked
+    (`accelerator.prepare(lr_scheduler)` alone on its line, its result unused)."""
+    word = re.compile(r"\b" + re.escape(last_component(name)) + r"\b")
+    for match in _PREPARE.finditer(text):
+        depth, end = 1, match.end()
+        while end < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        start = text.rfind("\n", 0, match.start()) + 1  # the line it starts on: `lr_scheduler = accelerator.prepare(`
+        if word.search(text, start, end):
+            return True
+    return False
 
 
 # --- pytest: a test function run once per listed value ------------------------------------------
