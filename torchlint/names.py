@@ -129,6 +129,8 @@ class ModuleNames:
         self.aliases: Dict[str, str] = {}
         # `from .engine import train_one_epoch` (level 1): local name -> (level, `engine.train_one_epoch`)
         self.relative: Dict[str, Tuple[int, str]] = {}
+        # `from fastai.basics import *`: the modules the file imports every name of (absolute imports only)
+        self.star_imports: List[str] = []
         # Where this file's imports lead among the project's own files (`torchlint.project.ProjectFiles`), when
         # the file is on disk: set by the file's context, read by the facts that follow a call into another file.
         self.project = None
@@ -309,7 +311,12 @@ class _Collector:
                     alias.asname.name, cst.Name) else name
                 self.names.relative[local] = (len(node.relative), f"{module}.{name}" if module else name)
             return
-        if node.module is None or isinstance(node.names, cst.ImportStar):
+        if node.module is None:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            star = dotted_name(node.module)
+            if star is not None:
+                self.names.star_imports.append(star)
             return
         module = dotted_name(node.module)
         if module is None:

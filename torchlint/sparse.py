@@ -59,7 +59,7 @@ from typing import Callable, Iterable, List, Optional, Set, Tuple
 
 from torchlint.pywalk import calls, nodes as all_nodes
 from torchlint.text import split_lines
-from torchlint.wrappers import HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
+from torchlint.wrappers import AUTOGRAD_PACKAGES, HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
 _HELPER_WORDS = re.compile(r"\bgrad\b|zero_grad|detach|\.data\b|\bVariable\(|backward|\.step\(|param_groups|get_last_lr|"
@@ -68,6 +68,7 @@ _WINDOW_RETURN = re.compile(r"\breturn\b[^\n]*%")
 _CUT = re.compile(r"[\w)\]]\[[^\[\]\n]*:")  # `data[i : i + block]`: a batch cut from a stream (training.tokens)
 _BINDING = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)  # what torchlint.names collects
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FRAMEWORK_ROOTS = frozenset(package.split(".", 1)[0] for package in AUTOGRAD_PACKAGES)
 _ATTRIBUTE_WRITES = re.compile(r"\bself\.\w+\s*[-+*/%]=|\bsetattr\(|__dict__")
 
 
@@ -140,7 +141,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for statement in used:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
-    needed = (_needed_bindings(tree, whole, known)
+    needed = (_needed_bindings(tree, whole, known) | _framework_imports(tree, whole)
               | _calls_of(tree, whole, {function.name for function in holders}, lines)
               | {id(statement) for statement in used} | script)
     # a factory that a kept binding calls (`self.model = build_ddp(model)` in `__init__`) and that returns a
@@ -418,6 +419,28 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
                 known |= keys | values
                 grown = True
     return needed
+
+
+def _framework_imports(tree: ast.Module, whole: Set[int]) -> Set[int]:
+    """The imports outside `whole` functions of a package that says whose autograd the file trains with
+    (`import torch`, `from fastai.basics import *`, `import mxnet as mx`), whatever the kept code names:
+    `training.frameworks.Autograd` reads them all."""
+    found: Set[int] = set()
+    pending: List[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, _FUNCTIONS) and id(statement) in whole:
+            continue
+        if isinstance(statement, ast.Import):
+            modules = [alias.name for alias in statement.names]
+        elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+            modules = [statement.module]
+        else:
+            pending.extend(_children(statement))
+            continue
+        if any(module.split(".", 1)[0] in _FRAMEWORK_ROOTS for module in modules):
+            found.add(id(statement))
+    return found
 
 
 def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str], lines: List[str]) -> Set[int]:

@@ -26,3 +26,14 @@ def train_tensors(w1, w2, loader, lr=1e-6):
         loss.backward()
         w1.data.sub_(lr * w1.grad.data)  # expect: TL002
         w2.data.add_(w2.grad.data, alpha=-lr)  # expect: TL002
+
+
+def refine_masked(points, weights, mask, energy, steps=20, lr=0.02):
+    points = points.clone().requires_grad_(True)
+    weights = weights.clone().requires_grad_(True)
+    for _ in range(steps):
+        energy(points, weights).sum().backward()
+        with torch.no_grad():
+            points[mask] = points[mask] - points.grad[mask] * lr  # expect: TL002
+            weights[mask] = weights[mask] - weights.grad[mask] * lr  # expect: TL002
+        points.requires_grad_(True)

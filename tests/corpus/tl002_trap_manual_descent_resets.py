@@ -8,7 +8,7 @@ def clear(tensors):
         t.grad.zero_()
 
 
-def train(model, loader, criterion, w1, w2, lr=1e-6):
+def train(model, loader, criterion, w1, w2, mask, lr=1e-6):
     for x, y in loader:
         loss = criterion(model(x), y)
         loss.backward()
@@ -47,3 +47,9 @@ def train(model, loader, criterion, w1, w2, lr=1e-6):
         with torch.no_grad():
             w1 -= lr * w1.grad
             w1.grad[:] = 0
+    for x, y in loader:
+        (x.mm(w1).mm(w2) - y).pow(2).sum().backward()
+        with torch.no_grad():
+            w1[mask] = w1[mask] - lr * w1.grad[mask]
+            w1.grad[mask] = 0
+            w1.grad.zero_()

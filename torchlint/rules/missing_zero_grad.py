@@ -21,14 +21,16 @@ modules too (`D_optimizer.zero_grad()`, `G_optimizer.zero_grad()`), together
 clear every module it holds; it is flagged when one of them is left out.
 
 A step written by hand is a step too: `w -= lr * w.grad` (also `w.data -= ...`,
-`w.data = w.data - ...`, `w.sub_(...)`, `w.data.add_(w.grad, alpha=-lr)`,
-`w.copy_(...)`), on a tensor or on each tensor of a `for p in
+`w.data = w.data - ...`, `w[mask] = w[mask] - lr * w.grad[mask]`, `w.sub_(...)`,
+`w.data.add_(w.grad, alpha=-lr)`, `w.copy_(...)`), on a tensor or on each tensor of a `for p in
 model.parameters():` loop, in the loop's body or a `with torch.no_grad():`
 block, after a backward of the body. It is flagged when nothing in the loop
 resets or otherwise writes a gradient and the tensor is the same object from
 one iteration to the next (not made anew, `x_adv = x_adv.detach()`, nor the
-loop's own target). An update under an `if`, or one whose gradient comes from
-`torch.autograd.grad`, is not read.
+loop's own target), in a file that imports torch or a framework built on it
+(fastai, Lightning...): a file of its own autograd, micrograd's `Value`, may
+set gradients rather than add to them. An update under an `if`, or one whose
+gradient comes from `torch.autograd.grad`, is not read.
 
 The window may be a loop of its own (`for _ in range(grad_accum):` with a
 backward per micro-batch, or over the slices or chunks of a batch), its
@@ -113,7 +115,7 @@ from torchlint.context import FileContext
 from torchlint.model import ERROR, UNSAFE, Fix
 from torchlint.names import ModuleNames, dotted_name, keyword, positional
 from torchlint.rules import Example, Finding, Rule
-from torchlint.training import ResetSite, StepSite, TrainingLoop, roles
+from torchlint.training import ResetSite, StepSite, TrainingLoop, frameworks, roles
 from torchlint.training.roles import same_module
 from torchlint.walk import preorder
 
@@ -193,6 +195,8 @@ class MissingZeroGrad(Rule):
         if not loop.loop_backwards or loop.resets \
                 or any(backward.kind not in ("tensor", "autograd") for backward in loop.loop_backwards):
             return
+        if not frameworks.Autograd(context.names).torch:
+            return  # micrograd's `Value`, a tensor class of the file: its `backward()` may set the gradient
         updates = roles.descent_updates(loop.node.body)
         if not updates or _touches_grad_otherwise(loop.node.body, {id(update.node) for update in updates}):
             return

@@ -27,27 +27,12 @@ from torchlint.names import (ModuleNames, dotted_name, int_value, is_true, iter_
                              positional)
 from torchlint.parse import parse_module
 from torchlint.walk import preorder
+from torchlint.wrappers import AUTOGRAD_PACKAGES, TORCH
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
     from torchlint.training.sites import BackwardSite
 
-TORCH = "PyTorch"
-# The packages whose import says which autograd a file trains with (the longest prefix of an imported name
-# wins: `from d2l import mxnet as d2l` is MXNet's d2l). PyTorch's own frameworks count as PyTorch.
-_AUTOGRAD_PACKAGES = {
-    "torch": TORCH, "torchvision": TORCH, "torchaudio": TORCH, "torchtext": TORCH, "accelerate": TORCH,
-    "lightning": TORCH, "pytorch_lightning": TORCH, "deepspeed": TORCH, "ignite": TORCH, "timm": TORCH,
-    "apex": TORCH, "speechbrain": TORCH, "d2l.torch": TORCH,
-    "mxnet": "MXNet", "gluonnlp": "MXNet", "gluoncv": "MXNet", "d2l.mxnet": "MXNet",
-    "paddle": "Paddle", "paddlenlp": "Paddle", "d2l.paddle": "Paddle",
-    "oneflow": "OneFlow", "flowvision": "OneFlow", "libai": "OneFlow",
-    "mindspore": "MindSpore", "msadapter": "MindSpore",
-    "chainer": "Chainer", "jittor": "Jittor", "megengine": "MegEngine", "tinygrad": "tinygrad",
-    "jax": "JAX", "flax": "JAX", "optax": "JAX", "haiku": "JAX", "equinox": "JAX", "d2l.jax": "JAX",
-    "tensorflow": "TensorFlow", "keras": "Keras", "tf_keras": "Keras", "d2l.tensorflow": "TensorFlow",
-    "mlx": "MLX", "theano": "Theano",
-}
 # Frameworks whose training loops are spelled like PyTorch's (`loss.backward()`, `opt.step()`): in a file that
 # imports torch as well, a loop may be either's. JAX's, TensorFlow's or MLX's gradients are never a
 # `.backward()`, so a loop of such a file that has one is PyTorch's (JAX imported for data, say).
@@ -61,14 +46,15 @@ def framework_of(qualified: Optional[str]) -> Optional[str]:
         return None
     parts = qualified.split(".")
     for end in range(len(parts), 0, -1):
-        found = _AUTOGRAD_PACKAGES.get(".".join(parts[:end]))
+        found = AUTOGRAD_PACKAGES.get(".".join(parts[:end]))
         if found is not None:
             return found
     return None
 
 
 class Autograd:
-    """Which framework's autograd a file's training loops run, from its imports.
+    """Which framework's autograd a file's training loops run, from its imports (`from fastai.basics import *`
+    too).
 
     `is_torch`: yes (it imports torch, or a PyTorch framework, and no other), no (it imports another
     framework and not torch: MXNet, Paddle, OneFlow imported `as torch`...), unknown (both, or neither:
@@ -77,7 +63,7 @@ class Autograd:
     """
 
     def __init__(self, names: ModuleNames) -> None:
-        imported = {framework_of(origin) for origin in names.aliases.values()} - {None}
+        imported = {framework_of(origin) for origin in (*names.aliases.values(), *names.star_imports)} - {None}
         self.torch = TORCH in imported
         self.others: FrozenSet[str] = frozenset(imported - {TORCH})
 

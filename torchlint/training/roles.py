@@ -465,8 +465,8 @@ def wipes_grad(call: cst.Call) -> bool:
 @dataclass(frozen=True)
 class DescentUpdate:
     """A tensor updated in place from its own gradient, by hand: `w -= lr * w.grad`, `w.data -= lr * w.grad.data`,
-    `w.data = w.data - lr * w.grad`, `w.sub_(lr * w.grad)`, `w.data.add_(w.grad, alpha=-lr)`, `w.copy_(w - lr *
-    w.grad)` (a gradient-descent step without an optimizer)."""
+    `w.data = w.data - lr * w.grad`, `w[mask] = w[mask] - lr * w.grad[mask]`, `w.sub_(lr * w.grad)`,
+    `w.data.add_(w.grad, alpha=-lr)`, `w.copy_(w - lr * w.grad)` (a gradient-descent step without an optimizer)."""
 
     node: cst.CSTNode  # the augmented assignment or the call
     tensor: str  # `w`: what is updated, and whose `.grad` it reads
@@ -511,9 +511,12 @@ def _descent_statement(small: cst.BaseSmallStatement, anchor: Optional[cst.CSTNo
         tensor = _updated(small.target)
         reads = small.value
         node: cst.CSTNode = small
-    elif isinstance(small, cst.Assign) and len(small.targets) == 1 \
-            and isinstance(small.targets[0].target, cst.Attribute) and small.targets[0].target.attr.value == "data":
-        tensor = _updated(small.targets[0].target)  # `w.data = w.data - lr * w.grad`
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1 and (
+            isinstance(small.targets[0].target, cst.Subscript)
+            or isinstance(small.targets[0].target, cst.Attribute) and small.targets[0].target.attr.value == "data"):
+        # `w.data = w.data - lr * w.grad`, `w[mask] = w[mask] - lr * w.grad[mask]`
+        target = small.targets[0].target
+        tensor = _updated(target.value if isinstance(target, cst.Subscript) else target)
         reads = small.value
         node = small
     elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
@@ -529,7 +532,8 @@ def _descent_statement(small: cst.BaseSmallStatement, anchor: Optional[cst.CSTNo
 
 
 def _updated(target: cst.BaseExpression) -> Optional[str]:
-    """`w` for `w` and `w.data`; None for anything else (`w.grad`, `w[0]`)."""
+    """`w` for `w` and `w.data` (the caller passes the `w` of `w[mask]`); None for anything else (`w.grad`,
+    `w[0]`)."""
     name = dotted_name(target)
     if name is None:
         return None
