@@ -107,7 +107,7 @@ a new module that wraps an existing one (`nn.Sequential(backbone, head)`).
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Set
 
 import libcst as cst
 
@@ -203,7 +203,7 @@ class MissingZeroGrad(Rule):
         backward_lines = [context.span(backward.node)[0] for backward in loop.loop_backwards if backward.via is None]
         rebound = _rebound_in(loop.node.body, {id(update.node) for update in updates})
         own = _names_in(loop.node.target) if isinstance(loop.node, cst.For) else set()
-        reported = set()
+        reported: Set[str] = set()
         for update in updates:
             tensor = update.tensor
             if any(name == tensor or tensor.startswith(name + ".") for name in own):
@@ -656,7 +656,7 @@ def _resets_for(loop: TrainingLoop, optimizer: str) -> List[ResetSite]:
     return found
 
 
-def _touches_grad_otherwise(body: cst.BaseSuite, updates: set) -> bool:
+def _touches_grad_otherwise(body: cst.BaseSuite, updates: Set[int]) -> bool:
     """Something in the loop other than the updates writes a gradient or calls an in-place method on one
     (`p.grad[mask] = 0`, `p.grad.mul_(0)`, `p.grad.copy_(g)`), or calls a `zero_grad`: not read here."""
     for node in preorder(body):
@@ -676,12 +676,12 @@ def _touches_grad_otherwise(body: cst.BaseSuite, updates: set) -> bool:
     return False
 
 
-def _rebound_in(body: cst.BaseSuite, updates: set) -> set:
+def _rebound_in(body: cst.BaseSuite, updates: Set[int]) -> Set[str]:
     """The names the loop's body gives a value (assignments, `for` and `with ... as` targets, `:=`), dotted
     (`self.w`), the augmented ones too but for the updates themselves."""
-    bound = set()
+    bound: Set[str] = set()
     for node in preorder(body):
-        targets: list = []
+        targets: List[cst.CSTNode] = []
         if id(node) in updates:
             continue
         if isinstance(node, cst.Assign):
@@ -700,5 +700,6 @@ def _rebound_in(body: cst.BaseSuite, updates: set) -> set:
     return bound
 
 
-def _names_in(node: cst.CSTNode) -> set:
+def _names_in(node: cst.CSTNode) -> Set[str]:
+    """The names and dotted names `node` spells (`model`, `model.parameters` in `model.parameters()`)."""
     return {dotted_name(part) for part in preorder(node) if isinstance(part, (cst.Name, cst.Attribute))} - {None}
