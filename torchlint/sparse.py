@@ -141,7 +141,7 @@ def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Op
     for statement in used:
         known.update(_IDENTIFIER.findall("".join(lines[first_line(statement) - 1:statement.end_lineno])))
     whole.update(id(statement) for statement in used if isinstance(statement, _FUNCTIONS))
-    needed = (_needed_bindings(tree, whole, known) | _framework_imports(tree, whole)
+    needed = (_needed_bindings(tree, whole, known)
               | _calls_of(tree, whole, {function.name for function in holders}, lines)
               | {id(statement) for statement in used} | script)
     # a factory that a kept binding calls (`self.model = build_ddp(model)` in `__init__`) and that returns a
@@ -397,9 +397,11 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
 
     A lookup asks for a name whose last part is in `known`, or found in a value that a binding
     reached this way assigns; a binding is reached when it binds such a name or wraps one
-    (`model = DDP(net)` is found from `net`). Repeats until nothing more is reached.
+    (`model = DDP(net)` is found from `net`). Repeats until nothing more is reached. The imports of
+    an autograd package are needed whatever is known (`_imports_framework`).
     """
     bindings: List[Tuple[ast.stmt, Set[str], Set[str]]] = []
+    frameworks: Set[int] = set()
     pending: List[ast.stmt] = list(tree.body)
     while pending:
         statement = pending.pop()
@@ -408,6 +410,8 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
         if isinstance(statement, _BINDING) or isinstance(statement, (ast.With, ast.AsyncWith) + _FUNCTIONS):
             keys, values = _binding_names(statement)
             bindings.append((statement, keys, values))
+            if _imports_framework(statement):
+                frameworks.add(id(statement))
         pending.extend(_children(statement))
     needed: Set[int] = set()
     grown = True
@@ -418,29 +422,20 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
                 needed.add(id(statement))
                 known |= keys | values
                 grown = True
-    return needed
+    return needed | frameworks
 
 
-def _framework_imports(tree: ast.Module, whole: Set[int]) -> Set[int]:
-    """The imports outside `whole` functions of a package that says whose autograd the file trains with
-    (`import torch`, `from fastai.basics import *`, `import mxnet as mx`), whatever the kept code names:
-    `training.frameworks.Autograd` reads them all."""
-    found: Set[int] = set()
-    pending: List[ast.stmt] = list(tree.body)
-    while pending:
-        statement = pending.pop()
-        if isinstance(statement, _FUNCTIONS) and id(statement) in whole:
-            continue
-        if isinstance(statement, ast.Import):
-            modules = [alias.name for alias in statement.names]
-        elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
-            modules = [statement.module]
-        else:
-            pending.extend(_children(statement))
-            continue
-        if any(module.split(".", 1)[0] in _FRAMEWORK_ROOTS for module in modules):
-            found.add(id(statement))
-    return found
+def _imports_framework(statement: ast.stmt) -> bool:
+    """An import of a package that says whose autograd the file trains with (`import torch`, `from fastai.basics
+    import *`, `import mxnet as mx`): kept whatever the kept code names, since `training.frameworks.Autograd`
+    reads them all."""
+    if isinstance(statement, ast.Import):
+        modules = [alias.name for alias in statement.names]
+    elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+        modules = [statement.module]
+    else:
+        return False
+    return any(module.split(".", 1)[0] in _FRAMEWORK_ROOTS for module in modules)
 
 
 def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str], lines: List[str]) -> Set[int]:

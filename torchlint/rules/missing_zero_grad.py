@@ -195,13 +195,14 @@ class MissingZeroGrad(Rule):
         if not loop.loop_backwards or loop.resets \
                 or any(backward.kind not in ("tensor", "autograd") for backward in loop.loop_backwards):
             return
-        if not frameworks.Autograd(context.names).torch:
-            return  # micrograd's `Value`, a tensor class of the file: its `backward()` may set the gradient
         updates = roles.descent_updates(loop.node.body)
-        if not updates or _touches_grad_otherwise(loop.node.body, {id(update.node) for update in updates}):
+        if not updates or not frameworks.Autograd(context.names).torch:
+            return  # not PyTorch's (micrograd's `Value` of the file: its `backward()` may set the gradient)
+        update_ids = {id(update.node) for update in updates}
+        if _touches_grad_otherwise(loop.node.body, update_ids):
             return
         backward_lines = [context.span(backward.node)[0] for backward in loop.loop_backwards if backward.via is None]
-        rebound = _rebound_in(loop.node.body, {id(update.node) for update in updates})
+        rebound = _rebound_in(loop.node.body, update_ids)
         own = _names_in(loop.node.target) if isinstance(loop.node, cst.For) else set()
         reported: Set[str] = set()
         for update in updates:

@@ -343,8 +343,8 @@ def _unprepared(context: FileContext, loop: TrainingLoop, scheduler: StepSite, s
     that `accelerator.prepare` never saw advances on every micro-batch: too fast when its horizon counts updates."""
     if scheduler.guards:
         return None  # `if accelerator.sync_gradients:`
-    window = frameworks.accelerate_window(loop, loop.outer_contexts + scheduler.contexts)
-    if window is None or window != frameworks.accelerate_window(loop, loop.outer_contexts + step.contexts):
+    window = frameworks.accelerate_window(loop, scheduler)
+    if window is None or window != frameworks.accelerate_window(loop, step):
         return None
     if not frameworks.prepared_by(loop, step.receiver, window.accelerator) \
             or frameworks.may_be_prepared(scheduler.receiver, context.source) \

@@ -31,7 +31,7 @@ from torchlint.wrappers import AUTOGRAD_PACKAGES, TORCH
 
 if TYPE_CHECKING:
     from torchlint.training.loop import TrainingLoop
-    from torchlint.training.sites import BackwardSite
+    from torchlint.training.sites import BackwardSite, Site
 
 # Frameworks whose training loops are spelled like PyTorch's (`loss.backward()`, `opt.step()`): in a file that
 # imports torch as well, a loop may be either's. JAX's, TensorFlow's or MLX's gradients are never a
@@ -279,25 +279,21 @@ class AccelerateWindow:
     count: cst.BaseExpression
 
 
-def accelerate_window(loop: "TrainingLoop", contexts: Iterable[cst.BaseExpression]) -> Optional[AccelerateWindow]:
-    """The window of the `accumulate(...)` among `contexts` (the `with` items around a site of `loop`), when
-    every value its receiver may have at the loop is an `Accelerator(...)` that accumulates the same count; None
-    otherwise (no `accumulate`, an accelerator passed in, one that accumulates nothing)."""
+def accelerate_window(loop: "TrainingLoop", site: "Site") -> Optional[AccelerateWindow]:
+    """The window of the `accumulate(...)` around `site` (`TrainingLoop.accumulate_call`), when every value its
+    receiver may have at the loop is an `Accelerator(...)` that accumulates the same count; None otherwise (no
+    `accumulate`, an accelerator passed in, one that accumulates nothing)."""
     names = loop.names
-    for item in contexts:
-        if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
-                and item.func.attr.value == "accumulate"):
-            continue
-        owner = dotted_name(item.func.value)
-        built = [call for value in _values_at_loop(loop, owner) for call in _branches(value)] if owner else []
-        if not built or not all(isinstance(call, cst.Call) and names.callee(call) in _ACCELERATORS for call in built):
-            return None
-        counts = [_accelerator_count(call, names) for call in built]
-        first = counts[0]
-        if first is None or any(count is None or not count.deep_equals(first) for count in counts[1:]):
-            return None
-        return AccelerateWindow(owner, first)
-    return None
+    item = loop.accumulate_call(site)
+    owner = dotted_name(item.func.value) if item is not None else None
+    built = [call for value in _values_at_loop(loop, owner) for call in _branches(value)] if owner else []
+    if not built or not all(isinstance(call, cst.Call) and names.callee(call) in _ACCELERATORS for call in built):
+        return None
+    counts = [_accelerator_count(call, names) for call in built]
+    first = counts[0]
+    if first is None or any(count is None or not count.deep_equals(first) for count in counts[1:]):
+        return None
+    return AccelerateWindow(owner, first)
 
 
 def prepared_by(loop: "TrainingLoop", name: str, accelerator: str) -> bool:

@@ -1533,10 +1533,14 @@ class TrainingLoop:
 
     def in_accumulate_context(self, site: Site) -> bool:
         """Inside `with accelerator.accumulate(model):`, where the framework handles the window."""
+        return self.accumulate_call(site) is not None
+
+    def accumulate_call(self, site: Site) -> Optional[cst.Call]:
+        """The `accelerator.accumulate(model)` among the `with` items around `site`, if any."""
         for item in self.outer_contexts + site.contexts:
             if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "accumulate":
-                return True
-        return False
+                return item
+        return None
 
     # --- a window written as this loop ------------------------------------------------------
 
