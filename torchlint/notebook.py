@@ -49,7 +49,7 @@ import difflib
 import itertools
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from torchlint.model import Diagnostic, Edit, Fix
@@ -110,13 +110,32 @@ class CodeCell:
     line_count: int  # lines the cell occupies in the program
     masked: Tuple[Tuple[int, str], ...]  # (mask id, original line without its line break)
     added_newline: bool  # the program adds a line break the cell's last line lacks
-    span: Tuple[int, int]  # where the `source` value lies in the JSON text
+    spans: "_SourceSpans" = field(compare=False, repr=False)  # the notebook's, read when `span` is first asked
     # False when the whole cell is masked: another language, or it does not parse (`syntax_error`).
     linted: bool = True
     syntax_error: Optional[Tuple[str, int, int]] = None  # (message, line in cell, column) when it does not parse
     # IPython's leading indent: removed from every line of the program when the cell's first line that is not
     # blank is indented (IPython runs `  x = 1` as `x = 1`); put back on the cell's lines by a fix.
     dedent: str = ""
+
+    @property
+    def span(self) -> Tuple[int, int]:
+        """Where the cell's `source` value lies in the JSON text."""
+        return self.spans.of(self.index)
+
+
+class _SourceSpans:
+    """Where each cell's `source` value lies in a notebook's JSON text: found when a fix writes a cell back, the
+    only use, since finding them decodes every value of every cell again (outputs too)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._spans: Optional[Dict[int, Tuple[int, int]]] = None
+
+    def of(self, index: int) -> Tuple[int, int]:
+        if self._spans is None:
+            self._spans = _source_spans(self._text)
+        return self._spans[index]
 
 
 @dataclass(frozen=True)
@@ -151,7 +170,7 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
     Python cell is kept, and a cell that does not parse makes the whole program fail to parse.
     """
     data, sources = _code_sources(text)
-    spans = _source_spans(text)
+    spans = _SourceSpans(text)
 
     pieces: List[str] = []
     line_map: List[Optional[Tuple[int, int]]] = []
@@ -178,7 +197,7 @@ def read_notebook(text: str, syntax_error: Optional[SyntaxCheck] = None) -> Note
             program_lines, masked = _mask_whole(lines, mask_ids)
         code_cells.append(CodeCell(number, index, cell.get("id") if isinstance(cell.get("id"), str) else None,
                                    cell_text, as_list, len(line_map) + 1, len(lines), tuple(masked),
-                                   added_newline, spans[index], linted, error, dedent))
+                                   added_newline, spans, linted, error, dedent))
         pieces.extend(program_lines)
         line_map.extend((number, line) for line in range(1, len(lines) + 1))
     return Notebook(text, data, "".join(pieces), tuple(code_cells), tuple(line_map), _language(data))
