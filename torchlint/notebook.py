@@ -529,10 +529,10 @@ def _language(data: Dict[str, Any]) -> Optional[str]:
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
         return None
-    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+    for key, entry in (("kernelspec", "language"), ("language_info", "name")):
         section = metadata.get(key)
-        if isinstance(section, dict) and isinstance(section.get(field), str):
-            return section[field]
+        if isinstance(section, dict) and isinstance(section.get(entry), str):
+            return section[entry]
     return None
 
 
