@@ -14,11 +14,15 @@ that varies from one micro-batch to the next:
   or a mean-reduced criterion over the elements a mask selects
   (`self.criterion(outs.masked_select(mask), ys.masked_select(mask))` of a
   `self.criterion = nn.L1Loss()`, `loss_fct(logits.view(-1, n)[active], ...)`),
-  where the mask is the micro-batch's own: a comparison of its data
-  (`attention_mask == 1`, `positions < lengths[:, None]`) or a mask it comes with;
+  or by their positions (`logits.view(-1, n)[torch.nonzero(mask).view(-1)]`,
+  `mask.nonzero()`, `torch.where(mask)[0]`), where the mask is the
+  micro-batch's own: a comparison of its data (`attention_mask == 1`,
+  `positions < lengths[:, None]`, `torch.tensor(labels == 2)`) or a mask it
+  comes with;
 - `outputs.loss` of a Hugging Face language model (`...ForCausalLM`,
   `...LMHeadModel`, `...ForSeq2SeqLM`, `...ForMaskedLM`,
-  `...ForConditionalGeneration`, `...DoubleHeadsModel`) in a file that pads or
+  `...ForConditionalGeneration`, `...DoubleHeadsModel`) or token classifier
+  (`...ForTokenClassification`) in a file that pads or
   masks its labels, with a data collator (`DataCollatorForSeq2Seq`,
   `DataCollatorForLanguageModeling`, `DataCollatorForTokenClassification`,
   `DataCollatorForCompletionOnlyLM`) or by writing -100 into them itself
@@ -115,7 +119,7 @@ import libcst as cst
 
 from torchlint.context import FileContext
 from torchlint.model import ERROR
-from torchlint.names import ModuleNames, dotted_name, keyword, last_component, positional
+from torchlint.names import ModuleNames, dotted_name, int_value, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
 from torchlint.training.forward import Forward, model_forwards, returned_part, spread_keywords
@@ -126,8 +130,9 @@ from torchlint.training.tokens import fixed_token_count, same_every_micro_batch
 from torchlint.walk import children
 
 _TOKEN_LOSSES = frozenset({"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss"})
+# Hugging Face models whose `loss` is a mean over the labelled tokens (labels of -100 do not count).
 _LANGUAGE_MODELS = ("ForCausalLM", "LMHeadModel", "ForSeq2SeqLM", "ForMaskedLM", "ForConditionalGeneration",
-                    "DoubleHeadsModel")
+                    "DoubleHeadsModel", "ForTokenClassification")
 # The keywords a Hugging Face language model takes its token labels by (`lm_labels`: transformers 2.x).
 _LABEL_KEYWORDS = ("labels", "lm_labels", "masked_lm_labels")
 # Methods that compare a tensor with their argument.
@@ -146,6 +151,8 @@ _MAX_DEPTH = 12
 # Methods whose result is the receiver's mask, in another shape, type or place.
 _MASK_KEEPING = frozenset({"view", "reshape", "flatten", "unsqueeze", "squeeze", "to", "cuda", "bool", "byte",
                            "expand", "expand_as", "contiguous", "detach", "logical_not"})
+# Methods whose result holds the receiver's positions, in another shape, type or place (`ids.view(-1)`).
+_POSITIONS_KEEPING = frozenset({"view", "reshape", "flatten", "squeeze", "contiguous", "to", "cuda", "long", "detach"})
 
 
 class TokenMeanUnderAccumulation(Rule):
@@ -576,8 +583,10 @@ def _selected(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int)
         return False
     if isinstance(node, cst.Subscript):
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            # `x[t]` of a loop's index or of a tensor of indices is no mask: the mask must be shown as one
-            return _data_mask(loop, node.slice[0].slice.value, at, depth + 1, shown=True)
+            # `x[t]` of a loop's index or of a tensor of indices is no mask: the mask must be shown as one, or the
+            # indices as the positions of one (`x[torch.nonzero(mask).view(-1)]`)
+            index = node.slice[0].slice.value
+            return _data_mask(loop, index, at, depth + 1, shown=True) or _mask_positions(loop, index, at, depth + 1)
         return False
     if isinstance(node, cst.Call):
         if _masked(loop, node, at):
@@ -586,6 +595,51 @@ def _selected(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int)
         return isinstance(func, cst.Attribute) and func.attr.value in _PASSING and loop.names.callee(node) is None \
             and _selected(loop, func.value, at, depth + 1)
     return _every_assignment(loop, node, at, depth, _selected)
+
+
+def _mask_positions(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
+    """`node` holds the positions of the true elements of a mask of the micro-batch (`_data_mask`, shown as one):
+    `torch.nonzero(mask)`, `mask.nonzero()`, `torch.argwhere(mask)`, `torch.where(mask)[0]`,
+    `torch.nonzero(mask, as_tuple=True)[0]`, in any shape (`.view(-1)`, `.squeeze(-1)`), or a name given such
+    positions on every path. Indexing with them selects as many elements as the mask holds."""
+    if depth > _MAX_DEPTH:
+        return False
+    depth += 1
+    if isinstance(node, cst.Subscript):  # `torch.where(mask)[0]`: the positions along the first dimension
+        element = node.slice[0].slice if len(node.slice) == 1 else None
+        return isinstance(element, cst.Index) and int_value(element.value) == 0 \
+            and _positions_of_mask(loop, node.value, at, depth, tupled=True)
+    if isinstance(node, cst.Call):
+        if _positions_of_mask(loop, node, at, depth, tupled=False):
+            return True
+        func = node.func
+        return isinstance(func, cst.Attribute) and func.attr.value in _POSITIONS_KEEPING \
+            and loop.names.callee(node) is None and _mask_positions(loop, func.value, at, depth)
+    return _every_assignment(loop, node, at, depth, _mask_positions)
+
+
+def _positions_of_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int, tupled: bool) -> bool:
+    """`node` is a call giving the positions of a mask of the micro-batch: as a tensor (`torch.nonzero(mask)`,
+    `mask.nonzero()`, `torch.argwhere(mask)`), or with `tupled` as a tuple of them per dimension
+    (`torch.where(mask)`, `torch.nonzero(mask, as_tuple=True)`)."""
+    if not isinstance(node, cst.Call):
+        return False
+    qualified = loop.names.callee(node)
+    func = node.func
+    as_tuple = keyword(node, "as_tuple")
+    if as_tuple is not None and not (isinstance(as_tuple, cst.Name) and as_tuple.value in ("True", "False")):
+        return False  # a tuple or a tensor, as the run decides
+    tuple_asked = as_tuple is not None and as_tuple.value == "True"
+    if qualified in ("torch.nonzero", "torch.argwhere"):
+        mask = positional(node, 0) or keyword(node, "input")
+        gives_tuple = tuple_asked
+    elif qualified == "torch.where" and len(node.args) == 1:
+        mask, gives_tuple = positional(node, 0), True
+    elif qualified is None and isinstance(func, cst.Attribute) and func.attr.value == "nonzero":
+        mask, gives_tuple = func.value, tuple_asked
+    else:
+        return False
+    return gives_tuple == tupled and mask is not None and _data_mask(loop, mask, at, depth, shown=True)
 
 
 def _data_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int, shown: bool = False) -> bool:
@@ -608,6 +662,9 @@ def _data_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int
         return _data_mask(loop, node.left, at, depth, shown) or _data_mask(loop, node.right, at, depth, shown)
     if isinstance(node, cst.Call):
         func = node.func
+        if loop.names.callee(node) in ("torch.tensor", "torch.as_tensor") and node.args \
+                and node.args[0].keyword is None and not node.args[0].star:
+            return _data_mask(loop, node.args[0].value, at, depth, shown)  # `torch.tensor(labels == 2, dtype=...)`
         if not isinstance(func, cst.Attribute) or loop.names.callee(node) is not None:
             return False
         if func.attr.value in _MASK_KEEPING:
@@ -632,7 +689,10 @@ def _data_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int
 
 
 def _sliced(node: cst.Subscript) -> bool:
-    return all(isinstance(element.slice, cst.Slice) for element in node.slice)
+    """`x[:, 1:]`, `x[..., :-1]`: slices only, which keep a mask a mask."""
+    return all(isinstance(element.slice, cst.Slice)
+               or (isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.Ellipsis))
+               for element in node.slice)
 
 
 def _from_data(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
