@@ -662,9 +662,9 @@ def _data_mask(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int
         return _data_mask(loop, node.left, at, depth, shown) or _data_mask(loop, node.right, at, depth, shown)
     if isinstance(node, cst.Call):
         func = node.func
-        if loop.names.callee(node) in ("torch.tensor", "torch.as_tensor") and node.args \
-                and node.args[0].keyword is None and not node.args[0].star:
-            return _data_mask(loop, node.args[0].value, at, depth, shown)  # `torch.tensor(labels == 2, dtype=...)`
+        if loop.names.callee(node) in ("torch.tensor", "torch.as_tensor"):  # `torch.tensor(labels == 2, dtype=...)`
+            data = positional(node, 0)
+            return data is not None and _data_mask(loop, data, at, depth, shown)
         if not isinstance(func, cst.Attribute) or loop.names.callee(node) is not None:
             return False
         if func.attr.value in _MASK_KEEPING:
