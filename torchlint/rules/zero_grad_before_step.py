@@ -49,7 +49,10 @@ for x, y in loader:
 Not flagged: resets before `backward()` or after `step()`; a reset under an
 `if` that skips the step (`if not math.isfinite(norm): optimizer.zero_grad();
 continue`); another optimizer's reset, whose parameters the step does not
-touch.
+touch; a parameter's gradient dropped under a test of its own values (`if
+p.grad.sum() == 0: p.grad = None`, `if not torch.isfinite(p.grad).all():`),
+which clears only the gradients the test picks (a test of whether there is a
+gradient, `p.grad is not None`, reads none: that reset is flagged).
 
 ## Fix safety
 
