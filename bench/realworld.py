@@ -143,7 +143,7 @@ DEFAULT_GIT_URL = "https://github.com/{owner}/{name}.git"
 HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason", "fix"]
 HALVES = (
     "seen", "tuning", "check", "tuning-2", "check-2", "tuning-3", "check-3",
-    "tuning-4", "check-4", "tuning-5", "check-5", "tuning-6", "check-6", "tuning-7", "check-7",
+    "tuning-4", "check-4", "tuning-5", "check-5", "tuning-6", "check-6", "tuning-7", "check-7", "tuning-8", "check-8",
 )
 FIX_VERDICTS = ("none", "unsafe", "safe-ok", "safe-breaks")
 FP_CLASSES = (
