@@ -318,7 +318,9 @@ def training_programs(draw):
     # A training loop needs a backward; the generated block usually has one, and gets one if not.
     loop_body = draw(st.one_of(_block(v, 0, method), _structured_body(v, method)))
     if not any("backward" in text or "grad(" in text for _, text in loop_body):
-        boundaries = [k for k, (level, _) in enumerate(loop_body) if level == 0] + [len(loop_body)]
+        # before a statement of the block, not before the `else:`/`except ...:`/`finally:` that goes on one
+        boundaries = [k for k, (level, text) in enumerate(loop_body)
+                      if level == 0 and not text.startswith(("else:", "elif ", "except", "finally:"))] + [len(loop_body)]
         loop_body.insert(draw(st.sampled_from(boundaries)), (0, f"{v['loss']}.backward()"))
     body += [(base + 1 + k, s) for k, s in loop_body]
     for _ in range(draw(st.integers(0, 2))):
