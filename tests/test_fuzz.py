@@ -319,8 +319,9 @@ def training_programs(draw):
     loop_body = draw(st.one_of(_block(v, 0, method), _structured_body(v, method)))
     if not any("backward" in text or "grad(" in text for _, text in loop_body):
         # before a statement of the block, not before the `else:`/`except ...:`/`finally:` that goes on one
+        goes_on = ("else:", "elif ", "except", "finally:")
         boundaries = [k for k, (level, text) in enumerate(loop_body)
-                      if level == 0 and not text.startswith(("else:", "elif ", "except", "finally:"))] + [len(loop_body)]
+                      if level == 0 and not text.startswith(goes_on)] + [len(loop_body)]
         loop_body.insert(draw(st.sampled_from(boundaries)), (0, f"{v['loss']}.backward()"))
     body += [(base + 1 + k, s) for k, s in loop_body]
     for _ in range(draw(st.integers(0, 2))):
