@@ -266,9 +266,11 @@ class SiteCollector:
             self.found.resets.append(ResetSite(self._next(), syntax, target=target, kind="parameters",
                                                **self._common(node, rank)))
             return
-        if _tests_own_gradient(walk, syntax, owner):
-            return  # `if p.grad.sum() == 0: p.grad = None`: only the gradients the test picks, not the module's
         start = self.graph.iterable_node(walk)
+        around = {id(guard.node) for guard in self._guards_of(start)}  # the branches the whole loop runs in
+        if any(id(guard.node) not in around and _reads_value_of(guard.test, f"{owner}.grad")
+               for guard in self._guards_of(node)):
+            return  # `if p.grad.sum() == 0: p.grad = None`: only the gradients the test picks, not the module's
         if any(reset.node is walk for reset in self.found.resets):
             return  # `p.grad.detach_(); p.grad.zero_()`: one reset
         self.found.resets.append(ResetSite(self._next(), walk, target=target, kind="parameters", action=syntax,
@@ -488,34 +490,14 @@ def _reads_bound(expression: cst.BaseExpression, bound) -> bool:
     return bool(bound) and any(name.split(".", 1)[0] in bound for name in scopes.free_names(expression))
 
 
-def _tests_own_gradient(walk: cst.For, reset: cst.CSTNode, name: str) -> bool:
-    """Whether the reset `reset` of `name`'s gradient, in the loop `walk` over parameters, runs under an `if` that
-    reads the values of that gradient (`if p.grad is not None and p.grad.sum() == 0:`): it clears only the
-    gradients the test picks (those that hold nothing, say), which is no reset of the module's gradients. A test
-    of whether there is a gradient at all (`p.grad is not None`) reads no value: that reset clears them all."""
-    gradient = f"{name}.grad"
-    tests: List[cst.BaseExpression] = []
-
-    def inside(node: cst.CSTNode) -> bool:
-        if node is reset:
-            return True
-        for child in node.children:
-            if inside(child):
-                if isinstance(node, cst.If):
-                    tests.append(node.test)
-                return True
-        return False
-
-    if not inside(walk.body):
-        return False
-    return any(_reads_value_of(test, gradient) for test in tests)
-
-
 def _reads_value_of(node: cst.CSTNode, gradient: str) -> bool:
-    """`node` reads the tensor `gradient` (`p.grad`) other than to compare it with None."""
+    """`node` reads the values of the tensor `gradient` (`p.grad`): a reset of a parameter's gradient under a test
+    that does (`if p.grad is not None and p.grad.sum() == 0:`) clears only the gradients the test picks (those that
+    hold nothing, say), which is no reset of the module's gradients. Comparing it with None (`p.grad is not None`)
+    reads no value: that reset clears them all."""
     if isinstance(node, cst.Comparison) and dotted_name(node.left) == gradient and all(
-            isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name)
-            and target.comparator.value == "None" for target in node.comparisons):
+            isinstance(target.operator, (cst.Is, cst.IsNot)) and roles.is_none(target.comparator)
+            for target in node.comparisons):
         return False
     if isinstance(node, (cst.Attribute, cst.Name)) and dotted_name(node) == gradient:
         return True
