@@ -365,8 +365,8 @@ class _Collector:
 
 
 def wrapped_name(binding: Binding) -> Optional[str]:
-    """The name a binding refers to again: `model` in `model.to(device)`, `DDP(model)` or `model`, and the
-    `model` of `model, opt = amp.initialize(model, opt)`."""
+    """The name a binding refers to again: `model` in `model.to(device)`, `DDP(model)`, `DDP(model.cuda())` or
+    `model`, and the `model` of `model, opt = amp.initialize(model, opt)`."""
     value = binding.value
     if binding.index is not None:
         if isinstance(value, (cst.Tuple, cst.List)):
@@ -387,6 +387,10 @@ def wrapped_name(binding: Binding) -> Optional[str]:
     first = positional(value, 0)
     if callee is None or first is None or last_component(callee) not in MODULE_WRAPPERS:
         return None
+    # `DDP(model.cuda(), ...)`, `DataParallel(model.to(device))`: the module moved, then wrapped
+    while isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) \
+            and first.func.attr.value in SAME_MODULE_METHODS:
+        first = first.func.value
     return dotted_name(first)
 
 
