@@ -46,6 +46,25 @@ def test_imports_lead_to_the_projects_own_files():
     assert module_file(script, "torch") is None  # an installed package is not the project's
 
 
+def test_imports_find_the_projects_package_under_src(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src" / "tagging").mkdir(parents=True)
+    (tmp_path / "src" / "tagging" / "__init__.py").write_text("")
+    (tmp_path / "src" / "tagging" / "models.py").write_text("class Tagger: ...\n")
+    (tmp_path / "src" / "helpers.py").write_text("")
+    script = tmp_path / "examples" / "ner" / "train.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("from tagging.models import Tagger\n")
+    assert module_file(script, "tagging.models") == tmp_path / "src" / "tagging" / "models.py"
+    # a module lying loose in `src/` is no package installed from it: `import helpers` does not reach it
+    assert module_file(script, "helpers") is None
+    # a package of that name beside the script comes first, as it does for Python
+    (script.parent / "tagging").mkdir()
+    (script.parent / "tagging" / "__init__.py").write_text("")
+    (script.parent / "tagging" / "models.py").write_text("class Tagger: ...\n")
+    assert module_file(script, "tagging.models") == script.parent / "tagging" / "models.py"
+
+
 def test_a_file_named_alone_still_reads_its_imports(torchlint):
     project = CORPUS / "tl003_bug_loss_object_mean"
     result = torchlint(str(project / "train.py"), "--output-format", "json", "--no-cache")

@@ -2,8 +2,10 @@
 
 A relative import (`from .loss import ComputeLoss`, level 1) is looked for from the importer's package; an
 absolute one (`from utils.loss import ComputeLoss`, `import open_instruct.rl_utils`) from the importer's
-folder or a folder above it (a script beside its modules, a package under the project's root), up to the
-repository's root (the folder holding `.git`) and never more than a few levels. `name.py` and
+folder or a folder above it (a script beside its modules, a package under the project's root), or from the
+`src/` folder beside one of those when it holds the package (`from deepke.models import Ner` in
+`example/ner/run.py`, for `src/deepke/__init__.py`: the project's package installed from a `src/` layout), up
+to the repository's root (the folder holding `.git`) and never more than a few levels. `name.py` and
 `name/__init__.py` count; anything else (an installed package, a compiled module) is not the project's.
 
 Standard library only: the main process checks the files a cache entry rests on (`file_stamps`) without
@@ -68,6 +70,8 @@ def _find_module(base: str, module: str, level: int, lookup: Lookup) -> Optional
         return None
     for _ in range(_SEARCH_LEVELS):
         found = _module_at(base, parts, lookup)
+        if found is None and lookup.stat(os.path.join(base, "src", parts[0], "__init__.py")) is not None:
+            found = _module_at(os.path.join(base, "src"), parts, lookup)  # the project's package, `src/` layout
         if found is not None:
             return found
         parent = os.path.dirname(base)
