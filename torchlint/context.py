@@ -17,7 +17,7 @@ from torchlint.training import BackwardSite, Site, StepSite, TrainingLoop, find_
 from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
 from torchlint.project.files import ProjectFiles
-from torchlint.text import split_lines
+from torchlint.text import one_line, split_lines
 from torchlint.walk import preorder
 
 
@@ -137,17 +137,8 @@ class FileContext:
         return self.module.code_for_node(node)
 
     def quote(self, node: cst.CSTNode) -> str:
-        """`node`'s code on one line, for a message: an expression that spans lines (a step condition written
-        over several, with comments) is given normalised, its comments dropped."""
-        code = self.code(node)
-        if "\n" not in code:
-            return code
-        import ast
-
-        try:
-            return ast.unparse(ast.parse("(" + code + "\n)", mode="eval"))
-        except (SyntaxError, ValueError):
-            return " ".join(line.split("#", 1)[0].strip() for line in code.splitlines() if line.split("#", 1)[0].strip())
+        """`node`'s code on one line, for a message (`one_line`)."""
+        return one_line(self.code(node))
 
     def source_of(self, node: cst.CSTNode) -> str:
         """The file's own lines that `node` spans (whatever the parse left out of the module, `torchlint.sparse`)."""

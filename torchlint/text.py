@@ -15,3 +15,16 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 def split_lines(text: str) -> List[str]:
     """The lines of `text`, each with its line break, as Python counts them."""
     return _LINE.findall(text)
+
+
+def one_line(code: str) -> str:
+    """An expression's code on one line, for a message: one that spans lines (a step condition written over
+    several, with comments) is given normalised, its comments dropped."""
+    if "\n" not in code:
+        return code
+    import ast
+
+    try:
+        return ast.unparse(ast.parse("(" + code + "\n)", mode="eval"))
+    except (SyntaxError, ValueError):
+        return " ".join(line.split("#", 1)[0].strip() for line in code.splitlines() if line.split("#", 1)[0].strip())

@@ -10,7 +10,11 @@ that varies from one micro-batch to the next:
   positions do not count), as a function (`F.cross_entropy(..., ignore_index=-100)`)
   or a criterion built with it, over the tokens of a batch of sequences (its
   input or target flattened: `logits.view(-1, vocab)`, `labels.flatten()`);
-- a masked mean: `(loss * mask).sum() / mask.sum()`, `.masked_select(mask).mean()`,
+- a masked mean: `(loss * mask).sum() / mask.sum()` (the count kept from zero
+  by a constant floor too: `torch.max(mask.sum(), torch.tensor(1))`,
+  `torch.clamp(n, min=1)`, `max(n, 1)`; or the size of the selection:
+  `losses.sum() / len(labels[mask])`, `.numel()`, `.size(0)`, `.shape[0]`),
+  `.masked_select(mask).mean()`,
   or a mean-reduced criterion over the elements a mask selects
   (`self.criterion(outs.masked_select(mask), ys.masked_select(mask))` of a
   `self.criterion = nn.L1Loss()`, `loss_fct(logits.view(-1, n)[active], ...)`),
@@ -28,16 +32,24 @@ that varies from one micro-batch to the next:
   `DataCollatorForCompletionOnlyLM`) or by writing -100 into them itself
   (`x + [-100] * (max_l - len(x))`); also the first element of its outputs
   when the call gives it labels (`outputs[0]`, `lm_loss, mc_loss, *_ = model(...,
-  lm_labels=lm_labels)`, `model(**inputs)` of a dict holding `labels`);
+  lm_labels=lm_labels)`, `model(**inputs)` of a dict holding `labels`). Every
+  binding of the model's name must build such a model, or wrap or move one
+  (`DataParallel(model)`, `DDP(model.cuda())`, `model.to(device)`);
 - any of those returned by the `forward` of the loop's model or criterion, a
   class of the project (in the file or another one, or every class of a table
   such as `MODEL_CLASSES[args.model_type]`), read on the paths the call takes:
   `loss = model(ids, mask, labels)`, `outputs[0]`, `loss, logits = model(...)`
   of a `forward` that computes its loss when given labels (by keyword, by
-  position, or in a dict: `model(**inputs)`);
+  position, or in a dict: `model(**inputs)`) or when a flag the call passes as
+  a literal says so (`model(ids, True)` of `forward(self, ids, train=False)`
+  with `if train:`); a class of the project's package under `src/` counts.
+  The model is what reaches the call: `model = Model(encoder)` after `model =
+  RobertaModel.from_pretrained(...)` is the project's `Model`, and a `train(args,
+  model)` gets what each of the file's calls passes there;
 - any of those scaled by a coefficient (`lm_loss * args.lm_coef`,
-  `(start_loss + end_loss) / 2`) or summed with other losses: the token mean's
-  part of the gradient is mis-weighted whatever the other terms are.
+  `(start_loss + end_loss) / 2`) or summed with other losses, also added after
+  (`loss += aux`, `loss = loss + aux`): the token mean's part of the gradient
+  is mis-weighted whatever the other terms are.
 
 The finding is on the division: that is the line to change.
 
@@ -99,7 +111,12 @@ token count rather than by `N`, gradients divided by the window's token count
 before the step (token-count normalisation, which TL003 checks), and a
 framework that divides by `N` itself (TL013 reports a division by hand there).
 A model whose class is not shown (a library's, or one of several classes of
-which one returns no token mean) is not flagged. A mean loss that is not
+which one returns no token mean: a language model on one branch and
+`RagTokenForGeneration` or `torch.load(path)` on another, or a `train(model,
+...)` whose callers pass something else) is not flagged, nor a forward whose
+flag the run chooses (`model(ids, args.train)`), a sum that starts from 0
+(`loss = 0; loss += ...` over chunks), or a count with a ceiling
+(`torch.clamp(n, max=cap)`) or compared with the batch size. A mean loss that is not
 divided at all is TL003's.
 
 ## Fix safety
@@ -122,7 +139,10 @@ from torchlint.model import ERROR
 from torchlint.names import ModuleNames, dotted_name, int_value, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
-from torchlint.training.forward import Forward, model_forwards, returned_part, spread_keywords
+from torchlint.flow.scopes import parameter_names
+from torchlint.training.forward import (
+    Forward, built_classes, model_forwards, passed_as_itself, returned_part, spread_keywords,
+)
 from torchlint.training.frameworks import backward_scaling
 from torchlint.training.graph import FACTORIES
 from torchlint.training.origin import Division, reduction
@@ -147,7 +167,9 @@ _COUNTS = frozenset({"sum", "count_nonzero"})
 _FLATTENING = frozenset({"view", "reshape", "flatten"})
 _PASSING = frozenset({"float", "to", "cuda", "double", "half", "squeeze", "clone", "contiguous", "clamp",
                       "clamp_min"})
-_MAX_DEPTH = 12
+_MAX_DEPTH = 20
+# Calls that keep a count from falling below a floor: `torch.max(n, torch.tensor(1))`, `torch.clamp(n, min=1)`.
+_FLOORS = frozenset({"torch.max", "torch.maximum", "torch.clamp", "torch.clamp_min"})
 # Methods whose result is the receiver's mask, in another shape, type or place.
 _MASK_KEEPING = frozenset({"view", "reshape", "flatten", "unsqueeze", "squeeze", "to", "cuda", "bool", "byte",
                            "expand", "expand_as", "contiguous", "detach", "logical_not"})
@@ -300,7 +322,7 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         return None if index is None else _token_mean(context, loop, node.value, at, depth + 1, (index,) + slot)
     if isinstance(node, cst.Call):
         spread = spread_keywords(node, loop, at)
-        forwards = model_forwards(node, names, loop.functions, loop.function, spread)
+        forwards = model_forwards(node, names, loop.functions, loop.function, spread, at)
         if forwards is not None:
             return _returned_token_mean(forwards, slot, depth)
         if slot:
@@ -336,12 +358,17 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         return None
     definitions = loop.reaching(name, at)
     found = []
+    added_to = []  # `loss += aux`, `loss = loss + aux`: the name's earlier value, with terms added
     for definition in definitions:
+        if not slot and definition.kind == "augmented" and definition.operator in ("+=", "-="):
+            added_to.append(definition)
+            continue
         if definition.kind != "assign" or definition.value is None:
             return None
-        if not slot and (_times_zero(definition.value) or _adds_to_itself(definition.value, name)):
-            # `loss = logits.mean() * 0` when the micro-batch has no token to predict: no gradient; `loss = loss
-            # + aux * w` over the extra terms: the token mean's part stays what the name's other values make it
+        if not slot and _times_zero(definition.value):
+            continue  # `loss = logits.mean() * 0` when the micro-batch has no token to predict: no gradient
+        if not slot and _adds_to_itself(definition.value, name):
+            added_to.append(definition)
             continue
         part = slot
         if definition.unpacked:
@@ -352,7 +379,12 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         if how is None:
             return None
         found.append(how)
-    return found[0] if found else None
+    if found or not added_to:
+        # with other values, the token mean's part stays what they make it, whatever the extra terms are
+        return found[0] if found else None
+    # added to on every path: a token mean if the value before the addition is one (the sum keeps its part)
+    befores = [_token_mean(context, loop, node, definition.node, depth + 1) for definition in added_to]
+    return befores[0] if all(how is not None for how in befores) else None
 
 
 def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperation, at: int,
@@ -366,7 +398,7 @@ def _combined(context: FileContext, loop: TrainingLoop, node: cst.BinaryOperatio
     if isinstance(operator, cst.Divide):
         if _summed(node.left, loop.names) and _mask_count(loop, node.right, at, depth):
             whole = context.code(node)
-            return f"`{whole}`" if _short(whole) else f"`(...).sum() / {context.code(node.right)}`"
+            return f"`{whole}`" if _short(whole) else f"`(...).sum() / {context.quote(node.right)}`"
         if same_every_micro_batch(loop, node.right, at):
             return _token_mean(context, loop, node.left, at, depth + 1)
         return None
@@ -772,7 +804,9 @@ def _whole(call: cst.Call, positional_dim: int) -> bool:
 
 def _mask_count(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: int) -> bool:
     """A count taken from this micro-batch's mask: `mask.sum()`, `(labels != -100).sum()`,
-    `torch.count_nonzero(mask)`, `mask.sum().clamp(min=1)`, or a name given one on every path."""
+    `torch.count_nonzero(mask)`, `mask.sum().clamp(min=1)`, kept from zero by a constant floor
+    (`torch.max(mask.sum(), torch.tensor(1))`, `torch.clamp(n, min=1)`, `max(n, 1)`), or a name given one on
+    every path."""
     if depth > _MAX_DEPTH:
         return False
     if isinstance(node, cst.Call):
@@ -783,13 +817,59 @@ def _mask_count(loop: TrainingLoop, node: cst.BaseExpression, at: int, depth: in
                 return _whole(node, 0)  # `mask.sum(1)`: a count per sample
             if func.attr.value in _PASSING:
                 return _mask_count(loop, func.value, at, depth + 1)
+        if qualified in _FLOORS or (qualified is None and dotted_name(func) == "max" and len(node.args) == 2):
+            return _floored_count(loop, node, at, depth)
+        selection = _counted_selection(node)
+        if selection is not None:
+            return _selected(loop, selection, at, depth + 1)
         return qualified in ("torch.sum", "torch.count_nonzero") and _whole(node, 1)
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" \
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            and int_value(node.slice[0].slice.value) == 0:
+        return _selected(loop, node.value.value, at, depth + 1)  # `x.shape[0]` of the selected elements
     return _every_assignment(loop, node, at, depth, _mask_count)
+
+
+def _counted_selection(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """`x` of `len(x)`, `x.numel()`, `x.size(0)`: how many elements (or rows) `x` holds, which is the micro-batch's
+    token count when `x` holds the elements a mask selects."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value == "len" and len(call.args) == 1 and not call.args[0].star:
+        return call.args[0].value
+    if isinstance(func, cst.Attribute) and func.attr.value == "numel" and not call.args:
+        return func.value
+    if isinstance(func, cst.Attribute) and func.attr.value == "size" and len(call.args) == 1 \
+            and int_value(call.args[0].value) == 0:
+        return func.value
+    return None
+
+
+def _floored_count(loop: TrainingLoop, call: cst.Call, at: int, depth: int) -> bool:
+    """`torch.max(count, floor)`, `torch.clamp(count, min=floor)`, `max(count, floor)`: the count, unless it is
+    below a floor that is the same on every micro-batch (a micro-batch with no token to count)."""
+    values = [arg.value for arg in call.args if arg.star == ""]
+    if len(values) != 2 or len(values) != len(call.args):
+        return False
+    counts = [value for value in values if _mask_count(loop, value, at, depth + 1)]
+    if len(counts) != 1:
+        return False
+    floor = values[1] if counts[0] is values[0] else values[0]
+    if any(arg.keyword is not None and arg.keyword.value not in ("min", "other") for arg in call.args):
+        return False  # `torch.clamp(n, max=c)`: a ceiling; `torch.max(n, dim=0)`: a reduction
+    while isinstance(floor, cst.Call) and isinstance(floor.func, cst.Attribute) and floor.func.attr.value in _PASSING:
+        floor = floor.func.value  # `torch.tensor(1).to(device)`
+    if isinstance(floor, cst.Call) and loop.names.callee(floor) in ("torch.tensor", "torch.as_tensor") \
+            and len(floor.args) == 1:
+        floor = floor.args[0].value
+    return same_every_micro_batch(loop, floor, at)
 
 
 def _language_model(loop: TrainingLoop, outputs: cst.BaseExpression, at: int, names: ModuleNames) -> Optional[str]:
     """`model` when `outputs` is `model(...)` (directly or through a name) and `model` is a Hugging Face
-    language model built in the file (`AutoModelForCausalLM.from_pretrained(...)`, `GPT2LMHeadModel(...)`)."""
+    language model built in the file (`AutoModelForCausalLM.from_pretrained(...)`, `GPT2LMHeadModel(...)`):
+    every binding of the name builds one, or wraps or moves one (`DataParallel(model)`, `model.to(device)`).
+    One that builds something else (`RagTokenForGeneration`, whose loss may be a sum; a model loaded whole)
+    leaves it unknown, as does a parameter the file's callers do not pass by that very name."""
     calls = [outputs] if isinstance(outputs, cst.Call) else []
     name = dotted_name(outputs)
     if name is not None:
@@ -801,18 +881,14 @@ def _language_model(loop: TrainingLoop, outputs: cst.BaseExpression, at: int, na
     if len(models) != 1 or None in models or len(calls) != len([c for c in calls if isinstance(c, cst.Call)]):
         return None
     (model,) = models
-    for alias in names.aliases_of(model):
-        for value in names.values_of(alias):
-            if isinstance(value, cst.Call) and _builds_language_model(value, names):
-                return model
-    return None
-
-
-def _builds_language_model(call: cst.Call, names: ModuleNames) -> bool:
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
-        func = func.value
-    return _language_model_class(func, names, 0)
+    function, functions = getattr(loop, "function", None), getattr(loop, "functions", None)
+    if function is not None and model in parameter_names(function.params) and (
+            functions is None or not passed_as_itself(function, model, functions)):
+        return None
+    classes = built_classes(names, model, 0, set())
+    if not classes or not all(_language_model_class(built, names, 0) for built in classes):
+        return None
+    return model
 
 
 def _language_model_class(node: cst.BaseExpression, names: ModuleNames, depth: int) -> bool:

@@ -25,7 +25,8 @@ import libcst as cst
 
 from torchlint.flow.dataflow import PrunedFlow
 from torchlint.flow.scopes import parameter_names as _parameters
-from torchlint.names import ModuleNames, dotted_name, slot_of, string_value, wrapped_name
+from torchlint.names import Binding, ModuleNames, dotted_name, slot_of, string_value, wrapped_name
+from torchlint.text import one_line
 from torchlint.walk import preorder
 from torchlint.wrappers import LOADERS
 
@@ -64,6 +65,9 @@ class Forward:
     def code(self, node: cst.CSTNode) -> str:
         return _CODE.code_for_node(node)
 
+    def quote(self, node: cst.CSTNode) -> str:
+        return one_line(self.code(node))
+
     @property
     def where(self) -> str:
         name = f"`{self.class_name}.forward`"
@@ -76,19 +80,25 @@ def os_path_name(path: str) -> str:
 
 def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Functions"],
                    where: Optional[cst.FunctionDef] = None,
-                   spread: Optional[Mapping[str, cst.BaseExpression]] = None) -> Optional[List[Forward]]:
+                   spread: Optional[Mapping[str, cst.BaseExpression]] = None,
+                   at: Optional[int] = None) -> Optional[List[Forward]]:
     """The `forward` of every class the object `call` (made in function `where`) calls may be built from, each
     read on the paths `call` takes; None when one of them is unknown. The object is what the file binds to its
     name; for a parameter of `where`, what every call of `where` in the file passes when that is the very name
     (`train(args, loader, model)`), else the objects of the project's classes every call of `where` in the
     project passes (`train_one_epoch(model, ...)` in `main.py`). `spread`: what the call's `**inputs` surely
-    passes (`spread_keywords`)."""
+    passes (`spread_keywords`). `at`: the control-flow node of `where` that makes the call, if known: a name
+    `where` binds is then what reaches it there (`reaching_classes`), not every binding of the file."""
     name = dotted_name(call.func)
     if name is None or functions is None or names.callee(call) is not None:
         return None
-    if where is not None and name in _parameters(where.params) and not _passed_as_itself(where, name, functions):
+    if where is not None and name in _parameters(where.params) and not passed_as_itself(where, name, functions):
         return _handed_forwards(names, where, name, call, spread or {})
-    classes = _built_classes(names, name, 0, set())
+    flow = functions.flow(where) if where is not None and at is not None else None
+    if flow is not None and at < len(flow.graph.nodes) and _makes(flow.graph.nodes[at].syntax, call):
+        classes = reaching_classes(functions, where, at, name, names)
+    else:
+        classes = built_classes(names, name, 0, set())
     if not classes:
         return None
     forwards = []
@@ -98,6 +108,11 @@ def model_forwards(call: cst.Call, names: ModuleNames, functions: Optional["Func
             return None
         forwards += [f for f in forward if all(f.function is not known.function for known in forwards)]
     return forwards
+
+
+def _makes(statement: Optional[cst.CSTNode], call: cst.Call) -> bool:
+    """`call` is part of `statement` (a control-flow node's syntax)."""
+    return statement is not None and any(node is call for node in preorder(statement))
 
 
 def _handed_forwards(names: ModuleNames, where: cst.FunctionDef, parameter: str, call: cst.Call,
@@ -225,7 +240,9 @@ def _rewritten_keys(owner: cst.CSTNode, name: str) -> Optional[FrozenSet[str]]:
     return frozenset(keys)
 
 
-def _passed_as_itself(function: cst.FunctionDef, parameter: str, functions: "Functions") -> bool:
+def passed_as_itself(function: cst.FunctionDef, parameter: str, functions: "Functions") -> bool:
+    """Every call of `function` in the file passes the very name `parameter` for it (`train(args, loader, model)`
+    in the function that binds `model`): the file's bindings of that name are what the parameter holds."""
     passings = functions.passings(function)
     if not passings:
         return False
@@ -244,7 +261,95 @@ def returned_part(value: cst.BaseExpression, slot: Tuple[int, ...]) -> Optional[
     return slot_of(value, slot)
 
 
-def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Optional[List[cst.BaseExpression]]:
+def reaching_classes(functions: "Functions", function: cst.FunctionDef, at: int, name: str, names: ModuleNames,
+                     depth: int = 0) -> Optional[List[cst.BaseExpression]]:
+    """The class expressions `name` is built from where control-flow node `at` of `function` reads it: from the
+    definitions that reach `at` when the function binds the name (`model = Model(...)`, then `model =
+    Wrapper(model)` in the same function: the earlier class no longer counts); for a parameter every call of
+    the function in the file passes by that very name (`passed_as_itself`), from what reaches each call; else
+    from the file's bindings (`built_classes`: a module-level name, an attribute set in another method). None
+    when one is unknown."""
+    if depth > _DEPTH:
+        return None
+    definitions = functions.flow(function).reaching(at, name)
+    if not definitions:
+        return built_classes(names, name, depth, set())
+    found: List[cst.BaseExpression] = []
+    for definition in definitions:
+        if definition.kind == "parameter":
+            passed = _passed_classes(functions, function, name, names, depth)
+            if passed is None:
+                return None
+            found += passed
+            continue
+        if definition.kind != "assign" or definition.value is None:
+            return None
+        index = None
+        if definition.unpacked:
+            if not definition.position or len(definition.position) != 1:
+                return None
+            index = definition.position[0]
+        binding = Binding(definition.value, index)
+        again = wrapped_name(binding)
+        if again is not None:  # `model = DDP(model)`, `model = self.model`: what that name held there
+            inner = reaching_classes(functions, function, definition.node, again, names, depth + 1)
+            if inner is None:
+                return None
+            found += inner
+            continue
+        built = _class_built(binding)
+        if built is None:
+            return None
+        found.append(built)
+    return list({id(built): built for built in found}.values())
+
+
+def _passed_classes(functions: "Functions", function: cst.FunctionDef, parameter: str, names: ModuleNames,
+                    depth: int) -> Optional[List[cst.BaseExpression]]:
+    """The classes of what every call of `function` in the file passes for `parameter` by that very name
+    (`train(args, model)` after `model = Model(...)` in `main`), read where each call is made."""
+    passings = functions.passings(function)
+    if not passings or not passed_as_itself(function, parameter, functions):
+        return None
+    found: List[cst.BaseExpression] = []
+    for passing in passings:
+        value, _ = passing.argument(function, parameter)
+        caller = passing.caller
+        node = _node_making(functions.flow(caller), value) if caller is not None and value is not None else None
+        inner = reaching_classes(functions, caller, node, parameter, names, depth + 1) if node is not None \
+            else built_classes(names, parameter, depth, set())
+        if inner is None:
+            return None
+        found += inner
+    return found
+
+
+def _node_making(flow: "FunctionFlow", expression: cst.BaseExpression) -> Optional[int]:
+    """The control-flow node of a simple statement that holds `expression`."""
+    for node in flow.graph.nodes:
+        if isinstance(node.syntax, cst.BaseSmallStatement) and _makes(node.syntax, expression):
+            return node.index
+    return None
+
+
+def _class_built(binding: Binding) -> Optional[cst.BaseExpression]:
+    """The class a binding's value builds (`Ner` of `Ner.from_pretrained(path).cuda()`), None for other values."""
+    value = binding.value
+    if binding.index is not None:
+        value = slot_of(value, (binding.index,))
+    # `Model(...).cuda()`, `Model(...).to(device)`: the module itself, moved
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in _MOVES and isinstance(value.func.value, cst.Call):
+        value = value.func.value
+    if not isinstance(value, cst.Call):
+        return None
+    built = value.func
+    if isinstance(built, cst.Attribute) and built.attr.value in LOADERS:
+        built = built.value
+    return built
+
+
+def built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Optional[List[cst.BaseExpression]]:
     """The class expressions every binding of `name` in the file builds it from (`Ner` for `model =
     Ner.from_pretrained(path)`); None when a binding is something else."""
     if depth > _DEPTH or name in seen:
@@ -259,23 +364,14 @@ def _built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Opti
         if again == name:
             continue  # `model = DataParallel(model)`: the same model
         if again is not None:
-            inner = _built_classes(names, again, depth + 1, seen)
+            inner = built_classes(names, again, depth + 1, seen)
             if inner is None:
                 return None
             found += inner
             continue
-        value = binding.value
-        if binding.index is not None:
-            value = slot_of(value, (binding.index,))
-        # `Model(...).cuda()`, `Model(...).to(device)`: the module itself, moved
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value in _MOVES and isinstance(value.func.value, cst.Call):
-            value = value.func.value
-        if not isinstance(value, cst.Call):
+        built = _class_built(binding)
+        if built is None:
             return None
-        built = value.func
-        if isinstance(built, cst.Attribute) and built.attr.value in LOADERS:
-            built = built.value
         found.append(built)
     return found
 
@@ -334,6 +430,30 @@ def _from_table(name: str, names: ModuleNames, functions: "Functions", call: cst
     return forwards
 
 
+def _literal_truth(value: cst.BaseExpression) -> Optional[bool]:
+    """Whether a literal is true: `True`, `False`, `None`, a number; None for anything else."""
+    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+        return value.value == "True"
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return float(value.evaluated_value) != 0
+    return None
+
+
+def _branches_against(graph, name: str, truth: bool) -> FrozenSet[int]:
+    """The branch heads of `if name:` / `if not name:` (and `while`) that a parameter of that truth never takes."""
+    against = set()
+    for node in graph.nodes:
+        assume = node.assume
+        if assume is None or not isinstance(assume.statement, (cst.If, cst.While)):
+            continue
+        test, holds = assume.test, assume.holds
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, holds = test.expression, not holds
+        if isinstance(test, cst.Name) and test.value == name and holds != truth:
+            against.add(node.index)
+    return frozenset(against)
+
+
 def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", names: ModuleNames, call: cst.Call,
           spread: Mapping[str, cst.BaseExpression], path: Optional[str]) -> Forward:
     from torchlint.training.calls import argument_for
@@ -343,11 +463,17 @@ def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", name
     assigned = {d.name for d in graph.definitions if d.kind != "parameter"}
     blocked: FrozenSet[int] = frozenset()
     given = set()
+    starred = any(arg.star for arg in call.args)
     for parameter in method.params.params + method.params.kwonly_params:
         name = parameter.name.value
         if name in assigned:
             continue
         argument = argument_for(call, method, name, bound=True) or spread.get(name)
+        # `model(ids, True)` of `forward(self, ids, train=False)`: the branches of `if train:` it cannot take
+        passed = argument if argument is not None else None if starred else parameter.default
+        truth = _literal_truth(passed) if passed is not None else None
+        if truth is not None:
+            blocked |= _branches_against(graph, name, truth)
         if argument is None or (isinstance(argument, cst.Name) and argument.value == "None"):
             continue
         given.add(name)
