@@ -19,7 +19,7 @@ holds and the function does not write again (`spread_keywords`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -289,18 +289,12 @@ def reaching_classes(functions: "Functions", function: cst.FunctionDef, at: int,
             if not definition.position or len(definition.position) != 1:
                 return None
             index = definition.position[0]
-        binding = Binding(definition.value, index)
-        again = wrapped_name(binding)
-        if again is not None:  # `model = DDP(model)`, `model = self.model`: what that name held there
-            inner = reaching_classes(functions, function, definition.node, again, names, depth + 1)
-            if inner is None:
-                return None
-            found += inner
-            continue
-        built = _class_built(binding)
-        if built is None:
+        # `model = DDP(model)`, `model = self.model`: what that name held there
+        inner = _binding_classes(Binding(definition.value, index), lambda again, at=definition.node: reaching_classes(
+            functions, function, at, again, names, depth + 1))
+        if inner is None:
             return None
-        found.append(built)
+        found += inner
     return list({id(built): built for built in found}.values())
 
 
@@ -360,20 +354,24 @@ def built_classes(names: ModuleNames, name: str, depth: int, seen: set) -> Optio
         return None
     found: List[cst.BaseExpression] = []
     for binding in bindings:
-        again = wrapped_name(binding)
-        if again == name:
+        if wrapped_name(binding) == name:
             continue  # `model = DataParallel(model)`: the same model
-        if again is not None:
-            inner = built_classes(names, again, depth + 1, seen)
-            if inner is None:
-                return None
-            found += inner
-            continue
-        built = _class_built(binding)
-        if built is None:
+        inner = _binding_classes(binding, lambda again: built_classes(names, again, depth + 1, seen))
+        if inner is None:
             return None
-        found.append(built)
+        found += inner
     return found
+
+
+def _binding_classes(binding: Binding, wrapped: Callable[[str], Optional[List[cst.BaseExpression]]]
+                     ) -> Optional[List[cst.BaseExpression]]:
+    """The classes one binding builds its name from: those `wrapped` gives for the name it wraps, moves or
+    copies (`DDP(model)`, `model.to(device)`, `self.model`), else the class it builds; None when unknown."""
+    again = wrapped_name(binding)
+    if again is not None:
+        return wrapped(again)
+    built = _class_built(binding)
+    return None if built is None else [built]
 
 
 def _forward_of(built: cst.BaseExpression, names: ModuleNames, functions: "Functions", call: cst.Call,
