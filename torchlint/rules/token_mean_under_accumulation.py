@@ -135,11 +135,11 @@ from typing import FrozenSet, Iterator, List, Mapping, Optional, Tuple
 import libcst as cst
 
 from torchlint.context import FileContext
+from torchlint.flow.scopes import parameter_names
 from torchlint.model import ERROR
 from torchlint.names import ModuleNames, dotted_name, int_value, keyword, last_component, positional
 from torchlint.rules import Example, Finding, Rule
 from torchlint.training import AccumulationCheck, StepSite, TrainingLoop
-from torchlint.flow.scopes import parameter_names
 from torchlint.training.forward import (
     Forward, built_classes, model_forwards, passed_as_itself, returned_part, spread_keywords,
 )
