@@ -350,8 +350,12 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         return _token_mean(context, loop, node.expression, at, depth + 1)
     if isinstance(node, cst.Attribute) and node.attr.value == "loss" and not slot:
         model = _language_model(loop, node.value, at, names)
-        if model is not None and any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
+        if model is None:
+            return None
+        if any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
             return f"`{context.code(node)}` of `{model}`, on labels a collator pads"
+        if isinstance(context, FileContext) and _writes_ignored_label(context.source):
+            return f"`{context.code(node)}` of `{model}`, on labels the file pads with -100"
         return None
     name = dotted_name(node)
     if name is None:
