@@ -178,6 +178,21 @@ class ControlFlowGraph:
         return frozenset(node.index for node in self.nodes
                          if node.assume is not None and name in node.assume.known_none)
 
+    def against_truth(self, name: str, truth: bool) -> FrozenSet[int]:
+        """The assume nodes of `if name:` / `if not name:` (and `while`) branches that `name` never takes while
+        its truth is `truth` (a parameter the call passes `True`, say), until something assigns it."""
+        against = set()
+        for node in self.nodes:
+            assume = node.assume
+            if assume is None or not isinstance(assume.statement, (cst.If, cst.While)):
+                continue
+            test, holds = assume.test, assume.holds
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, holds = test.expression, not holds
+            if isinstance(test, cst.Name) and test.value == name and holds != truth:
+                against.add(node.index)
+        return frozenset(against)
+
     def one_of_none(self, names: FrozenSet[str]) -> FrozenSet[int]:
         """The assume nodes from which one of a few names, all of them among `names`, is known to be `None`
         (the `else` of `if a is not None and b is not None:`, with `a` and `b` in `names`)."""

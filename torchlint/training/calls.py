@@ -780,7 +780,7 @@ def _condition_at(call: cst.Call, function: cst.FunctionDef, condition: Tuple[st
     value = passed if passed is not None else default_of(function, parameter)
     if value is None:
         return False
-    truth = _truth(value)
+    truth = literal_truth(value)
     if truth is not None:
         return truth == holds
     if passed is None or depth > 1:
@@ -788,10 +788,12 @@ def _condition_at(call: cst.Call, function: cst.FunctionDef, condition: Tuple[st
     return passed, holds
 
 
-def _truth(value: cst.BaseExpression) -> Optional[bool]:
-    """The truth of a literal: `True`/`False`/`None`, a number."""
+def literal_truth(value: cst.BaseExpression) -> Optional[bool]:
+    """The truth of a literal: `True`/`False`/`None`, a number (`1`, `-1`, `0.0`); None for anything else."""
     if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
         return value.value == "True"
+    if isinstance(value, cst.Float):
+        return float(value.evaluated_value) != 0
     number = int_value(value)
     return bool(number) if number is not None else None
 

@@ -428,33 +428,9 @@ def _from_table(name: str, names: ModuleNames, functions: "Functions", call: cst
     return forwards
 
 
-def _literal_truth(value: cst.BaseExpression) -> Optional[bool]:
-    """Whether a literal is true: `True`, `False`, `None`, a number; None for anything else."""
-    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
-        return value.value == "True"
-    if isinstance(value, (cst.Integer, cst.Float)):
-        return float(value.evaluated_value) != 0
-    return None
-
-
-def _branches_against(graph, name: str, truth: bool) -> FrozenSet[int]:
-    """The branch heads of `if name:` / `if not name:` (and `while`) that a parameter of that truth never takes."""
-    against = set()
-    for node in graph.nodes:
-        assume = node.assume
-        if assume is None or not isinstance(assume.statement, (cst.If, cst.While)):
-            continue
-        test, holds = assume.test, assume.holds
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test, holds = test.expression, not holds
-        if isinstance(test, cst.Name) and test.value == name and holds != truth:
-            against.add(node.index)
-    return frozenset(against)
-
-
 def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", names: ModuleNames, call: cst.Call,
           spread: Mapping[str, cst.BaseExpression], path: Optional[str]) -> Forward:
-    from torchlint.training.calls import argument_for
+    from torchlint.training.calls import argument_for, literal_truth
 
     flow = functions.flow(method)
     graph = flow.graph
@@ -469,9 +445,9 @@ def _read(method: cst.FunctionDef, class_name: str, functions: "Functions", name
         argument = argument_for(call, method, name, bound=True) or spread.get(name)
         # `model(ids, True)` of `forward(self, ids, train=False)`: the branches of `if train:` it cannot take
         passed = argument if argument is not None else None if starred else parameter.default
-        truth = _literal_truth(passed) if passed is not None else None
+        truth = literal_truth(passed) if passed is not None else None
         if truth is not None:
-            blocked |= _branches_against(graph, name, truth)
+            blocked |= graph.against_truth(name, truth)
         if argument is None or (isinstance(argument, cst.Name) and argument.value == "None"):
             continue
         given.add(name)
