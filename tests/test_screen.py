@@ -320,3 +320,143 @@ def test_a_method_that_is_a_loops_body_is_analysed_though_it_may_return_early(mo
     findings = lint_findings(WINDOWED, monkeypatch, whole=False)
     assert findings == lint_findings(WINDOWED, monkeypatch, whole=True)
     assert "TL003" in [code for code, *_ in findings]
+
+
+EPOCH_LOOP = """\
+    import torch
+    {imports}
+
+
+    def main(model, loader, optimizer, epochs):
+        runner = Runner(model)
+        for epoch in range(epochs):
+            {call}
+"""
+
+# Functions and methods whose backward is the body of a loop of their own: a call runs many backwards, and the loop
+# calling it once an epoch is no training loop through it (`Functions.runs` reads nothing in a loop of theirs).
+OWN_LOOPS = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Scaler:
+        def __call__(self, loss, optimizer):
+            loss.backward()
+            optimizer.step()
+
+
+    def train_one_epoch(model, loader, optimizer, scaler=None):
+        \"\"\"One epoch.
+
+    for x, y in loader:
+        \"\"\"
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            if scaler is not None:
+                scaler(loss, optimizer)
+            else:
+                loss.backward()  # a loop's backward
+                optimizer.step()
+
+
+    def train_steps(model, data, optimizer, steps):
+        it = iter(data)
+        while steps > 0:
+            x, y = next(it)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            steps -= 1
+
+
+    class Runner:
+        def __init__(self, model):
+            self.model = model
+
+        def run(self, loader, optimizer):
+            for x, y in loader:
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+    """
+)
+
+OWN_LOOP_CALLS = {
+    "a function training over its batches": ("from engine import train_one_epoch, Scaler",
+                                            "train_one_epoch(model, loader, optimizer, Scaler())"),
+    "a function training in a while loop": ("from engine import train_steps", "train_steps(model, loader, optimizer, 10)"),
+    "a method training over its batches": ("from engine import Runner", "runner.run(loader, optimizer)"),
+    "a function of an imported module": ("import engine\n    from engine import Runner",
+                                         "engine.train_one_epoch(model, loader, optimizer)"),
+}
+
+
+@pytest.mark.parametrize("imports, call", OWN_LOOP_CALLS.values(), ids=OWN_LOOP_CALLS.keys())
+def test_an_epoch_loop_calling_another_files_function_that_trains_in_its_own_loop_never_reaches_libcst(
+        monkeypatch, tmp_path, imports, call):
+    """`engine.py` backpropagates only in the loops of its functions and methods (and in a `Scaler.__call__`,
+    which runs a backward on each call: an object's call it may be, an imported function's it is not); `main.py`
+    calls one of them once an epoch. No loop of `main.py` trains, whole or screened."""
+    (tmp_path / "engine.py").write_text(OWN_LOOPS, encoding="utf-8")
+    main = tmp_path / "main.py"
+    text = textwrap.dedent(EPOCH_LOOP.format(imports=imports, call=call))
+    main.write_text(text, encoding="utf-8")
+    assert not isinstance(_screened(text, str(main), monkeypatch), Screened)
+    assert lint_findings(text, monkeypatch, whole=True, path=str(main)) == []
+
+
+# Functions whose backward runs on each call though a loop's lines stand near it, as the layout shows them.
+EACH_CALL = {
+    "after a loop": """\
+        def step(model, batches, optimizer):
+            for x, y in batches:
+                x = x.float()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+    """,
+    "after a line continued further left": """\
+        def step(model, batches, optimizer):
+            for x, y in batches:
+                pass
+            loss = torch.nn.functional.mse_loss(
+        model(x), y)
+            loss.backward()
+    """,
+    "below a docstring that spells a loop": """\
+        def step(model, batches, optimizer):
+            \"\"\"Backpropagate the last batch of:
+        for x, y in batches:
+            \"\"\"
+            x, y = batches[-1]
+            torch.nn.functional.mse_loss(model(x), y).backward()
+    """,
+}
+
+
+@pytest.mark.parametrize("helper", EACH_CALL.values(), ids=EACH_CALL.keys())
+def test_an_epoch_loop_calling_another_files_function_that_backpropagates_on_each_call_is_analysed(
+        monkeypatch, tmp_path, helper):
+    (tmp_path / "engine.py").write_text("import torch\n\n\n" + textwrap.dedent(helper), encoding="utf-8")
+    main = tmp_path / "main.py"
+    text = textwrap.dedent("""\
+        import torch
+        from engine import step
+
+
+        def main(model, loader, optimizer, accum):
+            for i, batches in enumerate(loader):
+                step(model, batches, optimizer)
+                if i % accum == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+    """)
+    main.write_text(text, encoding="utf-8")
+    assert isinstance(_screened(text, str(main), monkeypatch), Screened)
+    findings = lint_findings(text, monkeypatch, whole=False, path=str(main))
+    assert findings == lint_findings(text, monkeypatch, whole=True, path=str(main))
+    assert [code for code, *_ in findings] == ["TL004", "TL010"]

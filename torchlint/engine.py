@@ -19,7 +19,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import FrozenSet, TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type, Union
+from typing import AbstractSet, FrozenSet, TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from torchlint import env_flag
 from torchlint.collector import collector_paused
@@ -350,12 +350,13 @@ def may_train(text: str, path: str = "") -> bool:
         return False
 
 
-def _project_entries(text: str, path: str, tree: ast.Module, imported: Dict[str, Set[str]]
-                     ) -> Tuple[Set[str], Optional[Callable[[ast.Call], bool]]]:
+def _project_entries(text: str, path: str, tree: ast.Module, imported: Dict[str, Set[str]],
+                     matched: AbstractSet[str] = frozenset()) -> Tuple[Set[str], Optional[Callable[[ast.Call], bool]]]:
     """The names through which a loop of the file may call into a function or object of another file of the
     project that runs a backward (`torchlint.project.index.entry_names`), and, when there are some, a test of a
     call spelled with one of them: whether it may run such a function or method (`_may_run_carrier`).
-    `imported`: what the file's imports bind (`_import_origins`)."""
+    `imported`: what the file's imports bind (`_import_origins`); `matched`: those an import under a `match`
+    statement binds."""
     if not path or not path.endswith(".py"):
         return set(), None
     from torchlint.project.index import ProjectIndex, carriers_in, entry_names, entry_words
@@ -369,10 +370,19 @@ def _project_entries(text: str, path: str, tree: ast.Module, imported: Dict[str,
         if not words:
             return set(), None
         names = entry_names(tree, text, where, words, index)
-        methods = index.carrier_methods() | {method for _, method in own}
-        return names, functools.partial(_may_run_carrier, imported, index.carrier_functions(), methods)
+        # a call runs a backward only through a carrier that runs one on each call (not `train_one_epoch`, whose
+        # backward is its own loop's): the carriers, and the file's own classes', that may
+        functions, methods = index.running_carriers()
+        methods = methods | {method for _, method in carriers_in(text, running=True)[0]}
+        return names, functools.partial(_may_run_carrier, imported, functions, methods, matched)
     except (OSError, RecursionError):
         return set(), None
+
+
+def _import_bound(statement: ast.stmt) -> Set[str]:
+    """The names the imports anywhere in `statement` bind."""
+    return {alias.asname or alias.name.split(".", 1)[0] for node in ast.walk(statement)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
 
 
 def _import_origins(imports: Sequence[ast.stmt]) -> Dict[str, Set[str]]:
@@ -394,7 +404,7 @@ def _import_origins(imports: Sequence[ast.stmt]) -> Dict[str, Set[str]]:
 
 
 def _may_run_carrier(imported: Dict[str, Set[str]], functions: FrozenSet[str], methods: FrozenSet[str],
-                     call: ast.Call) -> bool:
+                     matched: AbstractSet[str], call: ast.Call) -> bool:
     """Whether a call may run a function or method of the project that runs a backward, as
     `torchlint.training.calls.Functions.remote` finds one (a superset, from names alone): a dotted callee whose
     first name an import binds may run a function of that name among the project's carrier functions
@@ -410,9 +420,11 @@ def _may_run_carrier(imported: Dict[str, Set[str]], functions: FrozenSet[str], m
         return False  # `get_scaler()(loss)`, `scalers[0](loss)`: no name to follow
     head = func.id
     origins = imported.get(head)
-    if origins is not None and (parts[0] in functions if parts else any(
-            origin.rsplit(".", 1)[-1] in functions for origin in origins)):
-        return True
+    if origins is not None:
+        if parts[0] in functions if parts else any(origin.rsplit(".", 1)[-1] in functions for origin in origins):
+            return True
+        if head not in matched:
+            return False  # an imported name leads to a function of another file, never to an object's method
     if head == "self" and len(parts) == 1:
         return False
     return (parts[0] if parts else "__call__") in methods  # (a name imported only where the analysis looks
@@ -494,6 +506,7 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     names = {"backward", "grad"}
     imports: List[ast.stmt] = []
     classes: List[ast.ClassDef] = []
+    matched: Set[str] = set()  # the names an import under a `match` statement binds
     pending: List[ast.stmt] = list(tree.body)
     while pending:
         statement = pending.pop()
@@ -508,6 +521,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
             imports.append(statement)
         elif isinstance(statement, ast.ClassDef):
             classes.append(statement)
+        elif isinstance(statement, ast.Match):
+            matched.update(_import_bound(statement))
         for block in _STATEMENT_BLOCKS:
             inner = getattr(statement, block, None)
             if inner:
@@ -532,7 +547,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, helpers) and any(
             _called_name(node) in helpers for node in calls(loop))]
-    entries, runs = _project_entries(text, path, tree, imported) if len(found) < len(loops) else (set(), None)
+    entries, runs = _project_entries(text, path, tree, imported, matched) if len(found) < len(loops) \
+        else (set(), None)
     if runs is not None:  # a loop that calls into another file of the project that runs a backward
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(

@@ -525,13 +525,18 @@ def _may_import(path: str, words: FrozenSet[str], stem: str) -> bool:
     return stem in words or _RELATIVE_IMPORT.search(read_text(path) or "") is not None
 
 
-def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
+def carriers_in(text: str, running: bool = False) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
     """(methods, functions): the (class, method) pairs of the top-level classes whose method's body spells a
     backward call, and the top-level functions whose body spells one or calls one of those functions of the
     file; read from the text's layout alone (a cheap superset: a call in a string or a comment counts). A
     method named as a backward the loop facts recognise by its name (`def backward(self, loss)`,
     `manual_backward`) is left out: a loop's call of it is a backward already. One that only contains the word
-    (`backward_step`, `_backward`) is a carrier like any other."""
+    (`backward_step`, `_backward`) is a carrier like any other.
+
+    `running`: only the carriers that may run a backward on each call of theirs, as a loop's call of them runs
+    one (`torchlint.training.calls.Functions.runs`): a backward in a `for` or `while` loop of the function's own
+    (`train_one_epoch`'s, over its batches) is that loop's, and the epoch loop calling the function is no
+    training loop through it."""
     if "backward" not in text:
         return frozenset(), frozenset()
     headers = _headers(text)
@@ -549,10 +554,13 @@ def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
             if start > line_start:
                 break
             if indent == 0:
-                top, method = (kind, name), None
+                top, method = (kind, name, start), None
             elif kind == "def" and method is None or (method is not None and indent <= method[0]):
-                method = (indent, name) if kind == "def" else None
+                method = (indent, name, start) if kind == "def" else None
         if top is None:
+            continue
+        if running and (top[0] == "def" or method is not None) \
+                and _in_own_loop(text, line_start, top[2] if top[0] == "def" else method[2], strings):
             continue
         if top[0] == "def":
             functions.add(top[1])
@@ -566,6 +574,41 @@ def carriers_in(text: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
             if kind == "def" and name not in functions and calls.search(text, start, end):
                 functions.add(name)
     return frozenset(methods), frozenset(functions)
+
+
+def _in_own_loop(text: str, line_start: int, header: int, strings: List[Tuple[int, int]]) -> bool:
+    """Whether the line that starts at `line_start` sits in the body of a `for` or `while` statement below the
+    definition whose header line starts at `header`, by the layout: the lines above it, each less indented than
+    every line met since, are the headers of the blocks around it. A blank or comment line, or a line in a
+    triple-quoted string (`strings`: spans), says nothing. Where the layout misleads (a line that continues a
+    bracket further left), the answer is no, which keeps the function a carrier."""
+    indent = _indentation(text, line_start)
+    end = line_start - 1  # the line break that ends the line above
+    while end > header:
+        start = text.rfind("\n", 0, end) + 1
+        stripped = text[start:end].strip()
+        if stripped and stripped[0] != "#" and not any(a < start < b for a, b in strings):
+            depth = _indentation(text, start)
+            if depth < indent:
+                indent = depth
+                if stripped.startswith(("for ", "while ", "async for ", "while(")) and _code_part(stripped).endswith(":"):
+                    return True
+        end = start - 1
+    return False
+
+
+def _indentation(text: str, line_start: int) -> int:
+    end = line_start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return len(text[line_start:end].expandtabs())
+
+
+def _code_part(line: str) -> str:
+    """A stripped line less a trailing comment, where no quote on the line could hold the `#`."""
+    if "#" in line and "'" not in line and '"' not in line:
+        line = line[:line.index("#")]
+    return line.rstrip()
 
 
 def _headers(text: str) -> List[Tuple[int, int, str, str]]:
@@ -596,6 +639,13 @@ def _carriers(path: str, size: int, mtime_ns: int) -> Tuple[FrozenSet[Tuple[str,
     if text is None or "backward" not in text or not _BACKWARD.search(text):
         return frozenset(), frozenset()
     return carriers_in(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _running_carriers(path: str, size: int, mtime_ns: int
+                      ) -> Optional[Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]:
+    text = _read(path, size, mtime_ns)
+    return carriers_in(text, running=True) if text is not None else None
 
 
 def _bytes_spell_backward(path: str) -> bool:
@@ -638,6 +688,7 @@ class ProjectIndex:
         self._methods: Optional[FrozenSet[str]] = None
         self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
         self._file_set: Optional[FrozenSet[str]] = None
+        self._running: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None
 
     @staticmethod
     def of(path: str) -> "ProjectIndex":
@@ -671,6 +722,7 @@ class ProjectIndex:
                 self._import_lines[path] = import_words(text) if text is not None else frozenset()
         self._calls.pop(path, None)
         self._handoffs.clear()
+        self._running = None  # a backward moved into a loop of its function, or out of one: the names stay
         return changed
 
     def carriers_held(self, path: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
@@ -720,6 +772,22 @@ class ProjectIndex:
         if self._methods is None:
             self._methods = frozenset(method for methods, _ in self.carriers().values() for _, method in methods)
         return self._methods
+
+    def running_carriers(self) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+        """(function names, method names): `carrier_functions` and `carrier_methods` less the carriers whose
+        backward runs only in a loop of their own (`carriers_in` with `running`): what the screen asks of a loop's
+        call. A carrier file that cannot be read again keeps its carriers."""
+        if self._running is None:
+            functions: Set[str] = set()
+            methods: Set[str] = set()
+            for path, (held_methods, held_functions) in self.carriers().items():
+                stamp = _stamp(path)
+                found = _running_carriers(path, *stamp) if stamp is not None else None
+                running_methods, running_functions = found if found is not None else (held_methods, held_functions)
+                functions.update(running_functions)
+                methods.update(method for _, method in running_methods)
+            self._running = (frozenset(functions), frozenset(methods))
+        return self._running
 
     def handoffs(self, path: str, text: str) -> Dict[str, Set[str]]:
         """Function of the file `path` (whose text is `text`) -> the parameters (a position, as digits, or a

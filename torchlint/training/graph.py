@@ -35,6 +35,7 @@ import libcst as cst
 from torchlint.flow import Definition
 from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, iter_names, last_component, slot_of
+from torchlint.walk import children
 
 DETACH = "detach"
 
@@ -209,17 +210,23 @@ def _calls_itself(value: cst.BaseExpression, name: str) -> bool:
 
 
 def _returns(function: cst.FunctionDef) -> List[cst.Return]:
+    """The `return` statements of `function`'s own body (not of the functions, classes and lambdas in it)."""
     found: List[cst.Return] = []
     pending: List[cst.CSTNode] = [function.body]
+    scopes, return_ = _SCOPES, cst.Return
     while pending:
         node = pending.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)
+        if kind in scopes:
             continue
-        if isinstance(node, cst.Return):
+        if kind is return_:
             found.append(node)
             continue
-        pending.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+        pending.extend(children(node))  # LibCST's own `node.children` lists whitespace too, many times slower
     return found
+
+
+_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
 def feeds_itself(value: Optional[cst.BaseExpression], name: str, names: Optional[ModuleNames] = None) -> bool:
@@ -228,13 +235,13 @@ def feeds_itself(value: Optional[cst.BaseExpression], name: str, names: Optional
     if not isinstance(value, cst.Call):
         return False
     callee = dotted_name(value.func)
-    if callee is None or last_component(callee) in _CONTAINERS or detaches(value, names):
+    if callee is None or last_component(callee) in _CONTAINERS:
         return False
     for arg in value.args:
         passed = [element.value for element in arg.value.elements] \
             if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value]
         if any(dotted_name(item) == name for item in passed):
-            return True
+            return not detaches(value, names)  # asked last: it may read the helpers the call runs
     return False
 
 
