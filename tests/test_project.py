@@ -690,3 +690,71 @@ def test_an_imported_class_is_found_through_a_package_that_imports_it_again(tmp_
         assert definition.name.value == defined
         assert str(tmp_path / "pkg" / "__init__.py") in files.used
     assert files.read_definition((0, "pkg.Missing")) is None
+
+
+ENGINE_OWN_LOOPS = """\
+import torch
+
+
+def train_one_epoch(model, loader, optimizer):
+    for x, y in loader:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+
+def backprop(model, x, y):
+    torch.nn.functional.mse_loss(model(x), y).backward()
+
+
+class Runner:
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, loader, optimizer):
+        while True:
+            loss = torch.nn.functional.mse_loss(self.model(loader.x), loader.y)
+            loss.backward()
+            optimizer.step()
+"""
+
+
+@pytest.mark.parametrize("imports, body, trains", [
+    ("from engine import train_one_epoch", "train_one_epoch(model, loader, optimizer)", False),
+    ("from engine import Runner", "Runner(model)(loader, optimizer)", False),
+    ("from engine import backprop", "backprop(model, x, y)", True),
+], ids=["a function training in its own loop", "an object whose call trains in its own loop",
+        "a function backpropagating on each call"])
+def test_the_prefilter_lets_through_a_loop_only_through_a_call_that_backpropagates_on_each_call(
+        tmp_path, imports, body, trains):
+    """main.py spells no `backward(`; its epoch loop calls into engine.py. A backward in a loop of the callee's own
+    is that loop's: the epoch loop is no training loop through it, and the file is not even parsed."""
+    from torchlint.engine import may_train
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "engine.py").write_text(ENGINE_OWN_LOOPS)
+    main = tmp_path / "main.py"
+    main.write_text(f"{imports}\n\n\ndef main(model, loader, optimizer, x, y):\n"
+                    f"    for epoch in range(10):\n        {body}\n")
+    assert may_train(main.read_text(), str(main)) is trains
+
+
+def test_the_prefilter_lets_through_no_loop_handed_an_object_that_trains_in_a_loop_of_its_own(tmp_path):
+    """fit.py calls the `runner` main.py hands it: a `Runner`, whose `__call__` backpropagates in its own loop."""
+    from torchlint.engine import may_train
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "engine.py").write_text(ENGINE_OWN_LOOPS)
+    (tmp_path / "main.py").write_text(
+        "from engine import Runner\nfrom fit import fit\n\n\ndef main(model, loader, optimizer):\n"
+        "    fit(Runner(model), loader, optimizer)\n")
+    fit = tmp_path / "fit.py"
+    fit.write_text("def fit(runner, loader, optimizer):\n    for epoch in range(10):\n"
+                   "        runner(loader, optimizer)\n")
+    assert not may_train(fit.read_text(), str(fit))
+    (tmp_path / "engine.py").write_text(ENGINE_OWN_LOOPS.replace("        while True:\n", "        if True:\n"))
+    from torchlint.project.index import file_changed
+
+    file_changed(str(tmp_path / "engine.py"))
+    assert may_train(fit.read_text(), str(fit))  # now each call of the runner backpropagates

@@ -460,3 +460,45 @@ def test_an_epoch_loop_calling_another_files_function_that_backpropagates_on_eac
     findings = lint_findings(text, monkeypatch, whole=False, path=str(main))
     assert findings == lint_findings(text, monkeypatch, whole=True, path=str(main))
     assert [code for code, *_ in findings] == ["TL004", "TL010"]
+
+
+def test_an_epoch_loop_calling_a_method_that_trains_in_its_own_loop_and_backpropagates_after_it_is_analysed(
+        monkeypatch, tmp_path):
+    """`Runner.run` backpropagates in its own loop, and, after it, calls `self.finish`, which runs a backward on
+    each call: a call of `run` runs one too (the analysis follows `finish` from `run`)."""
+    (tmp_path / "engine.py").write_text(textwrap.dedent("""\
+        import torch
+
+
+        class Runner:
+            def __init__(self, model):
+                self.model = model
+
+            def run(self, loader, optimizer):
+                for x, y in loader:
+                    torch.nn.functional.mse_loss(self.model(x), y).backward()
+                self.finish(x, y)
+
+            def finish(self, x, y):
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                loss.backward()
+    """), encoding="utf-8")
+    main = tmp_path / "main.py"
+    text = textwrap.dedent("""\
+        import torch
+        from engine import Runner
+
+
+        def main(model, loader, optimizer, accum):
+            runner = Runner(model)
+            for i in range(100):
+                runner.run(loader, optimizer)
+                if i % accum == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+    """)
+    main.write_text(text, encoding="utf-8")
+    assert isinstance(_screened(text, str(main), monkeypatch), Screened)
+    findings = lint_findings(text, monkeypatch, whole=False, path=str(main))
+    assert findings == lint_findings(text, monkeypatch, whole=True, path=str(main))
+    assert [code for code, *_ in findings] == ["TL004", "TL010"]

@@ -543,6 +543,7 @@ def carriers_in(text: str, running: bool = False) -> Tuple[FrozenSet[Tuple[str, 
     strings = [match.span() for match in _TRIPLE_QUOTED.finditer(text)] if '"""' in text or "'''" in text else []
     methods: Set[Tuple[str, str]] = set()
     functions: Set[str] = set()
+    looped: Dict[Tuple[str, str], Tuple[int, int]] = {}  # (class, method) -> its header's start and indentation
     for match in _BACKWARD.finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         if not text[line_start:line_start + 1].isspace() or _DEFINES.match(text, line_start, match.start()):
@@ -561,6 +562,8 @@ def carriers_in(text: str, running: bool = False) -> Tuple[FrozenSet[Tuple[str, 
             continue
         if running and (top[0] == "def" or method is not None) \
                 and _in_own_loop(text, line_start, top[2] if top[0] == "def" else method[2], strings):
+            if top[0] != "def" and method[1] not in _BACKWARD_NAMES:
+                looped[(top[1], method[1])] = (method[2], method[0])
             continue
         if top[0] == "def":
             functions.add(top[1])
@@ -573,6 +576,15 @@ def carriers_in(text: str, running: bool = False) -> Tuple[FrozenSet[Tuple[str, 
         for (start, kind, name), end in zip(tops, bounds):
             if kind == "def" and name not in functions and calls.search(text, start, end):
                 functions.add(name)
+    for (class_name, name), (start, indent) in looped.items():
+        # a method whose own backward is its loop's may still call, on each call, one of its class that runs one,
+        # or a function of the file that does (two deep, as the analysis follows it)
+        called = {method for owner, method in methods if owner == class_name}
+        end = next((other for other, depth, _, _ in headers if other > start and depth <= indent), len(text))
+        if (class_name, name) not in methods and (
+                any(spells_word(text[start:end], f"self.{method}") for method in called)
+                or any(spells_word(text[start:end], function) for function in functions)):
+            methods.add((class_name, name))
     return frozenset(methods), frozenset(functions)
 
 
@@ -681,14 +693,14 @@ class ProjectIndex:
         self._carriers_pickled: Optional[tuple] = None  # (carriers, pickled), made again when they change
         self._import_lines: Optional[Dict[str, FrozenSet[str]]] = None  # file -> the words of its import lines
         self._by_import: Optional[Dict[str, List[str]]] = None  # a word of import lines -> the files spelling it
-        self._classes_by_method: Optional[Dict[str, FrozenSet[str]]] = None
-        self._method_call: Optional["re.Pattern[str]"] = None
+        # by `running` (see `_classes_called_in`): carrier method -> its classes, and a pattern of their calls
+        self._classes_by_method: Dict[bool, Tuple[Dict[str, FrozenSet[str]], Optional["re.Pattern[str]"]]] = {}
         self._calls: Dict[str, FrozenSet[str]] = {}
         self._functions: Optional[FrozenSet[str]] = None
         self._methods: Optional[FrozenSet[str]] = None
-        self._by_stem: Optional[Dict[str, FrozenSet[str]]] = None
+        self._by_stem: Dict[bool, Dict[str, FrozenSet[str]]] = {}  # by `running` (see `carriers_by_stem`)
         self._file_set: Optional[FrozenSet[str]] = None
-        self._running: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None
+        self._running: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
 
     @staticmethod
     def of(path: str) -> "ProjectIndex":
@@ -712,8 +724,7 @@ class ProjectIndex:
                     self._carriers[path] = fresh
                 else:
                     self._carriers.pop(path, None)
-                self._by_stem = self._functions = self._methods = self._classes_by_method = None
-                self._method_call = self._carriers_pickled = None
+                self._functions = self._methods = self._carriers_pickled = None
         if self._import_lines is not None:
             self._by_import = None
             self._import_lines.pop(path, None)
@@ -722,7 +733,10 @@ class ProjectIndex:
                 self._import_lines[path] = import_words(text) if text is not None else frozenset()
         self._calls.pop(path, None)
         self._handoffs.clear()
-        self._running = None  # a backward moved into a loop of its function, or out of one: the names stay
+        # and a backward moved into a loop of its function, or out of one, though the carriers' names stay
+        self._running = None
+        self._by_stem.clear()
+        self._classes_by_method.clear()
         return changed
 
     def carriers_held(self, path: str) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
@@ -746,14 +760,15 @@ class ProjectIndex:
                         self._carriers[path] = (methods, functions)
         return self._carriers
 
-    def carriers_by_stem(self) -> Dict[str, FrozenSet[str]]:
-        """`module_stem` of a file -> the names of its carrier classes and functions (over the files that stem)."""
-        if self._by_stem is None:
+    def carriers_by_stem(self, running: bool = False) -> Dict[str, FrozenSet[str]]:
+        """`module_stem` of a file -> the names of its carrier classes and functions (over the files that stem);
+        `running`: of those that run a backward on each call (`running_carriers`)."""
+        if running not in self._by_stem:
             by_stem: Dict[str, Set[str]] = {}
-            for path, (methods, functions) in self.carriers().items():
+            for path, (methods, functions) in (self._running_files() if running else self.carriers()).items():
                 by_stem.setdefault(module_stem(path), set()).update({name for name, _ in methods} | functions)
-            self._by_stem = {stem: frozenset(names) for stem, names in by_stem.items()}
-        return self._by_stem
+            self._by_stem[running] = {stem: frozenset(names) for stem, names in by_stem.items()}
+        return self._by_stem[running]
 
     def carries(self, path: str, name: str, method: Optional[str] = None) -> bool:
         """The top-level function `name` of the file `path`, or the method `method` of its class `name`, runs a
@@ -776,32 +791,38 @@ class ProjectIndex:
     def running_carriers(self) -> Tuple[FrozenSet[str], FrozenSet[str]]:
         """(function names, method names): `carrier_functions` and `carrier_methods` less the carriers whose
         backward runs only in a loop of their own (`carriers_in` with `running`): what the screen asks of a loop's
-        call. A carrier file that cannot be read again keeps its carriers."""
+        call."""
+        carriers = self._running_files().values()
+        return (frozenset(name for _, functions in carriers for name in functions),
+                frozenset(method for methods, _ in carriers for _, method in methods))
+
+    def _running_files(self) -> Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]:
+        """`carriers`, of the carriers that run a backward on each call (`carriers_in` with `running`). A carrier
+        file that cannot be read again keeps its carriers."""
         if self._running is None:
-            functions: Set[str] = set()
-            methods: Set[str] = set()
-            for path, (held_methods, held_functions) in self.carriers().items():
+            self._running = {}
+            for path, held in self.carriers().items():
                 stamp = _stamp(path)
                 found = _running_carriers(path, *stamp) if stamp is not None else None
-                running_methods, running_functions = found if found is not None else (held_methods, held_functions)
-                functions.update(running_functions)
-                methods.update(method for _, method in running_methods)
-            self._running = (frozenset(functions), frozenset(methods))
+                methods, functions = found if found is not None else held
+                if methods or functions:
+                    self._running[path] = (methods, functions)
         return self._running
 
-    def handoffs(self, path: str, text: str) -> Dict[str, Set[str]]:
+    def handoffs(self, path: str, text: str, running: bool = False) -> Dict[str, Set[str]]:
         """Function of the file `path` (whose text is `text`) -> the parameters (a position, as digits, or a
         keyword) that a file of the project hands an object built from a carrier class whose carrier method
         the text may call: its `__call__` (`train_one_epoch(..., loss_scaler)` in `main.py`), or a method the
         text spells as called (`.backward_step(` of a `GradUpdater`). Read from the files that spell both such
-        a class and the file's module; by function name (a superset: the analysis resolves)."""
-        key = (path, len(text), hash(text))
+        a class and the file's module; by function name (a superset: the analysis resolves). `running`: of the
+        classes whose method runs a backward on each call (`running_carriers`)."""
+        key = (path, len(text), hash(text), running)
         known = self._handoffs.get(key)
         if known is not None:
             return known
         found: Dict[str, Set[str]] = {}
         defined = top_level_functions(text)  # most files of a big project define none, or the index knows no class
-        classes = self._classes_called_in(text) if defined and self.carriers() else frozenset()
+        classes = self._classes_called_in(text, running) if defined and self.carriers() else frozenset()
         stem = module_stem(path)
         candidates = ([path] + [other for other in self._importers().get(stem, ()) if other != path]) if classes else []
         # the files importing the file's module that build an object of one of the classes
@@ -825,22 +846,24 @@ class ProjectIndex:
             self._carriers_pickled = (carriers, pickle.dumps(carriers, pickle.HIGHEST_PROTOCOL))
         return IndexFacts(self.root, self._carriers_pickled[1], path, len(text), hash(text), self.handoffs(path, text))
 
-    def _classes_called_in(self, text: str) -> FrozenSet[str]:
+    def _classes_called_in(self, text: str, running: bool = False) -> FrozenSet[str]:
         """The carrier classes whose carrier method `text` may call on an object: every one with a `__call__`
-        that runs a backward, and those whose other such method the text spells after a dot (`.backward_step(`).
-        String searches first: most texts spell none of the methods."""
-        if self._classes_by_method is None:
+        that runs a backward, and those whose other such method the text spells after a dot (`.backward_step(`);
+        `running`: of the methods that run one on each call. String searches first: most texts spell none."""
+        if running not in self._classes_by_method:
             by_method: Dict[str, Set[str]] = {}
-            for methods, _ in self.carriers().values():
+            for methods, _ in (self._running_files() if running else self.carriers()).values():
                 for name, method in methods:
                     by_method.setdefault(method, set()).add(name)
-            self._classes_by_method = {method: frozenset(names) for method, names in by_method.items()}
             others = sorted(method for method in by_method if method != "__call__")
-            self._method_call = re.compile(r"\.\s*(" + "|".join(map(re.escape, others)) + r")\s*\(") if others else None
-        found: Set[str] = set(self._classes_by_method.get("__call__", ()))
-        if self._method_call is not None and "." in text:  # one pass over the text for every method at once
-            for method in set(self._method_call.findall(text)):
-                found |= self._classes_by_method[method]
+            self._classes_by_method[running] = (
+                {method: frozenset(names) for method, names in by_method.items()},
+                re.compile(r"\.\s*(" + "|".join(map(re.escape, others)) + r")\s*\(") if others else None)
+        classes, method_call = self._classes_by_method[running]
+        found: Set[str] = set(classes.get("__call__", ()))
+        if method_call is not None and "." in text:  # one pass over the text for every method at once
+            for method in set(method_call.findall(text)):
+                found |= classes[method]
         return frozenset(found)
 
     def _called(self, path: str) -> FrozenSet[str]:
@@ -1152,11 +1175,14 @@ def project_stamp(root: str) -> Tuple[str, int, int]:
 
 def may_call_into_training(text: str, path: str) -> bool:
     """Whether a file that spells no backward of its own may still hold a training loop whose backward runs in
-    another file of the project (`entry_words`). A cheap superset, from texts alone; the analysis decides."""
+    another file of the project (`entry_words`): a loop's call runs one only through a carrier that runs one on
+    each call (`ProjectIndex.running_carriers`), so only those count. A cheap superset, from texts alone; the
+    analysis decides."""
     if not path or path == "-" or not path.endswith(".py") or ("for" not in text and "while" not in text):
         return False
     index = ProjectIndex.of(path)
-    return bool(_carrier_words(text, index)) or bool(index.handoffs(os.path.abspath(path), text))
+    return bool(_carrier_words(text, index, running=True)) or bool(
+        index.handoffs(os.path.abspath(path), text, running=True))
 
 
 def import_words(text: str) -> FrozenSet[str]:
@@ -1248,9 +1274,10 @@ def entry_words(text: str, path: str, index: ProjectIndex) -> FrozenSet[str]:
     return frozenset(_carrier_words(text, index) | set(index.handoffs(path, text)))
 
 
-def _carrier_words(text: str, index: ProjectIndex) -> Set[str]:
-    """The carriers' names `text` spells, of the files its import lines name (see `entry_words`)."""
-    by_stem = index.carriers_by_stem()
+def _carrier_words(text: str, index: ProjectIndex, running: bool = False) -> Set[str]:
+    """The carriers' names `text` spells, of the files its import lines name (see `entry_words`); `running`:
+    of the carriers that run a backward on each call (`ProjectIndex.running_carriers`)."""
+    by_stem = index.carriers_by_stem(running)
     if not by_stem:
         return set()
     found: Set[str] = set()
