@@ -1,4 +1,5 @@
-"""Window facts: what a rescaling of the gradients divides by, and what a schedule's horizon counts."""
+"""Window facts: what a rescaling of the gradients divides by, what a schedule's horizon counts, and the origin of
+the loss a window sums."""
 
 from __future__ import annotations
 
@@ -869,3 +870,32 @@ def test_a_generator_of_the_file_that_hands_on_each_element_keeps_the_loops_coun
     loop = _loop(_LOGGER.format(body=body))
     counter = loop.counter("i")
     assert (counter is not None and counter.source == "range" and counter.start == 0) is counts
+
+
+def test_a_loss_built_from_names_read_again_and_again_is_traced_once_per_name(monkeypatch):
+    """`t5` reads `t4` twice, which reads `t3` twice...: every path from the backward to the criterion is a path to
+    trace (2 ** 5 of them), but a name's origin, traced once with nothing cut short, is given again."""
+    from torchlint.training import origin
+
+    terms = "".join(f"        t{i} = t{i - 1} + t{i - 1}\n" for i in range(1, 6))
+    module = cst.parse_module(
+        "import torch.nn as nn\n"
+        "criterion = nn.CrossEntropyLoss()\n"
+        "def train(model, optimizer, loader, accum):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        t0 = criterion(model(x), y)\n"
+        f"{terms}"
+        "        t5.backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+    )
+    names = ModuleNames(module)
+    (loop,) = find_training_loops(module, names)
+    (backward,) = loop.backwards
+    traced = []
+    trace = origin.OriginTracer.trace
+    monkeypatch.setattr(origin.OriginTracer, "trace", lambda self, *args: traced.append(args) or trace(self, *args))
+    found = loop.origin(backward.loss, backward, names)
+    assert found.is_mean and not found.divided and found.sources == ("criterion",)
+    assert len(traced) < 40  # without the answers given again: 126

@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -69,6 +69,18 @@ _UNKNOWN = LossOrigin(reductions=frozenset({"unknown"}))
 _OUTSIDE = LossOrigin(reductions=frozenset({"outside"}))
 
 
+class _Cuts:
+    """What the tracers of one trace (the loop's, and those of the functions it follows) share to know whether an
+    answer may be given again: every key asked of `OriginTracer._active` (`asked`), and how many times the trace
+    was cut short (`count`: too deep, or a definition or function met again while it is traced)."""
+
+    __slots__ = ("asked", "count")
+
+    def __init__(self) -> None:
+        self.asked: List[int] = []
+        self.count = 0
+
+
 class OriginTracer:
     _MAX_DEPTH = 12
 
@@ -78,10 +90,16 @@ class OriginTracer:
         self._active: set = set()  # definitions being traced: a nested loop's `loss += x` reaches itself
         # Where the files read in other files of the project are recorded: the linted file's (`ProjectFiles.used`).
         self._used = names.project.used if names.project is not None else None
+        self._cuts = _Cuts()
+        # (name, node) -> (depth, keys asked of `_active`, origin): a name's origin traced with nothing cut short,
+        # given again where no deeper start and none of those keys being traced could cut it (a name read by many
+        # terms of a long sum is otherwise traced once per path to it: exponentially many)
+        self._answers: Dict[Tuple[str, int], Tuple[int, FrozenSet[int], LossOrigin]] = {}
 
     def trace(self, node: cst.BaseExpression, at: int, depth: int = 0) -> LossOrigin:
         """The origin of `node`'s value, evaluated at control-flow node `at`."""
         if depth > self._MAX_DEPTH:
+            self._cuts.count += 1
             return _UNKNOWN
         depth += 1
         if is_number(node):
@@ -274,7 +292,9 @@ class OriginTracer:
 
     def _traced_returns(self, function: cst.FunctionDef, functions, names: ModuleNames, depth: int,
                         slot: Tuple[int, ...]) -> Optional[LossOrigin]:
+        self._cuts.asked.append(id(function))
         if id(function) in self._active:
+            self._cuts.count += 1
             return None
         from torchlint.training.calls import Scope
 
@@ -285,6 +305,7 @@ class OriginTracer:
         try:
             inner = OriginTracer(Scope(function, functions.flow(function), functions), names)
             inner._active = self._active
+            inner._cuts = self._cuts
             inner._used = self._used
             result: Optional[LossOrigin] = None
             for value, node in returns:
@@ -298,12 +319,27 @@ class OriginTracer:
         return result
 
     def _name(self, name: str, at: int, depth: int) -> LossOrigin:
+        key = (name, at)
+        known = self._answers.get(key)
+        if known is not None and depth <= known[0] and known[1].isdisjoint(self._active):
+            self._cuts.asked.extend(known[1])  # what the answer rests on, the callers' answers rest on
+            return known[2]
+        cuts = self._cuts
+        mark, count = len(cuts.asked), cuts.count
+        result = self._traced_name(name, at, depth)
+        if cuts.count == count and (known is None or depth > known[0]):
+            self._answers[key] = (depth, frozenset(cuts.asked[mark:]), result)
+        return result
+
+    def _traced_name(self, name: str, at: int, depth: int) -> LossOrigin:
         definitions = self.loop.reaching(name, at)
         if not definitions:
             return _OUTSIDE
         result: Optional[LossOrigin] = None
         for definition in definitions:
+            self._cuts.asked.append(definition.index)
             if definition.index in self._active:
+                self._cuts.count += 1
                 continue
             self._active.add(definition.index)
             try:
