@@ -441,16 +441,26 @@ EACH_CALL = {
 @pytest.mark.parametrize("helper", EACH_CALL.values(), ids=EACH_CALL.keys())
 def test_an_epoch_loop_calling_another_files_function_that_backpropagates_on_each_call_is_analysed(
         monkeypatch, tmp_path, helper):
-    (tmp_path / "engine.py").write_text("import torch\n\n\n" + textwrap.dedent(helper), encoding="utf-8")
+    engine = "import torch\n\n\n" + textwrap.dedent(helper)
+    assert _screened_findings(tmp_path, monkeypatch, engine, "from engine import step",
+                              "step(model, batches, optimizer)") == ["TL004", "TL010"]
+
+
+def _screened_findings(tmp_path, monkeypatch, engine: str, imports: str, call: str, before: str = "pass") -> list:
+    """The codes found in `main.py`, whose loop makes `call` (imported by `imports` from `engine.py`, whose text is
+    `engine`; after `before`) and steps when `i % accum == 0`; after checking that the screen keeps the loop, and
+    finds what a whole parse does."""
+    (tmp_path / "engine.py").write_text(engine, encoding="utf-8")
     main = tmp_path / "main.py"
-    text = textwrap.dedent("""\
+    text = textwrap.dedent(f"""\
         import torch
-        from engine import step
+        {imports}
 
 
         def main(model, loader, optimizer, accum):
+            {before}
             for i, batches in enumerate(loader):
-                step(model, batches, optimizer)
+                {call}
                 if i % accum == 0:
                     optimizer.step()
                     optimizer.zero_grad()
@@ -459,14 +469,14 @@ def test_an_epoch_loop_calling_another_files_function_that_backpropagates_on_eac
     assert isinstance(_screened(text, str(main), monkeypatch), Screened)
     findings = lint_findings(text, monkeypatch, whole=False, path=str(main))
     assert findings == lint_findings(text, monkeypatch, whole=True, path=str(main))
-    assert [code for code, *_ in findings] == ["TL004", "TL010"]
+    return [code for code, *_ in findings]
 
 
 def test_an_epoch_loop_calling_a_method_that_trains_in_its_own_loop_and_backpropagates_after_it_is_analysed(
         monkeypatch, tmp_path):
     """`Runner.run` backpropagates in its own loop, and, after it, calls `self.finish`, which runs a backward on
     each call: a call of `run` runs one too (the analysis follows `finish` from `run`)."""
-    (tmp_path / "engine.py").write_text(textwrap.dedent("""\
+    engine = textwrap.dedent("""\
         import torch
 
 
@@ -482,23 +492,6 @@ def test_an_epoch_loop_calling_a_method_that_trains_in_its_own_loop_and_backprop
             def finish(self, x, y):
                 loss = torch.nn.functional.mse_loss(self.model(x), y)
                 loss.backward()
-    """), encoding="utf-8")
-    main = tmp_path / "main.py"
-    text = textwrap.dedent("""\
-        import torch
-        from engine import Runner
-
-
-        def main(model, loader, optimizer, accum):
-            runner = Runner(model)
-            for i in range(100):
-                runner.run(loader, optimizer)
-                if i % accum == 0:
-                    optimizer.step()
-                    optimizer.zero_grad()
     """)
-    main.write_text(text, encoding="utf-8")
-    assert isinstance(_screened(text, str(main), monkeypatch), Screened)
-    findings = lint_findings(text, monkeypatch, whole=False, path=str(main))
-    assert findings == lint_findings(text, monkeypatch, whole=True, path=str(main))
-    assert [code for code, *_ in findings] == ["TL004", "TL010"]
+    assert _screened_findings(tmp_path, monkeypatch, engine, "from engine import Runner",
+                              "runner.run(batches, optimizer)", before="runner = Runner(model)") == ["TL004", "TL010"]
