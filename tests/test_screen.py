@@ -446,7 +446,8 @@ def test_an_epoch_loop_calling_another_files_function_that_backpropagates_on_eac
                               "step(model, batches, optimizer)") == ["TL004", "TL010"]
 
 
-def _screened_findings(tmp_path, monkeypatch, engine: str, imports: str, call: str, before: str = "pass") -> list:
+def _screened_findings(tmp_path, monkeypatch, engine: str, imports: str, call: str,
+                       before: str = "pass") -> list:
     """The codes found in `main.py`, whose loop makes `call` (imported by `imports` from `engine.py`, whose text is
     `engine`; after `before`) and steps when `i % accum == 0`; after checking that the screen keeps the loop, and
     finds what a whole parse does."""

@@ -351,7 +351,8 @@ def may_train(text: str, path: str = "") -> bool:
 
 
 def _project_entries(text: str, path: str, tree: ast.Module, imported: Dict[str, Set[str]],
-                     matched: AbstractSet[str] = frozenset()) -> Tuple[Set[str], Optional[Callable[[ast.Call], bool]]]:
+                     matched: AbstractSet[str] = frozenset()
+                     ) -> Tuple[Set[str], Optional[Callable[[ast.Call], bool]]]:
     """The names through which a loop of the file may call into a function or object of another file of the
     project that runs a backward (`torchlint.project.index.entry_names`), and, when there are some, a test of a
     call spelled with one of them: whether it may run such a function or method (`_may_run_carrier`).

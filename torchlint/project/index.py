@@ -603,7 +603,8 @@ def _in_own_loop(text: str, line_start: int, header: int, strings: List[Tuple[in
             depth = _indentation(text, start)
             if depth < indent:
                 indent = depth
-                if stripped.startswith(("for ", "while ", "async for ", "while(")) and _code_part(stripped).endswith(":"):
+                if stripped.startswith(("for ", "while ", "async for ", "while(")) \
+                        and _code_part(stripped).endswith(":"):
                     return True
         end = start - 1
     return False
