@@ -130,6 +130,7 @@ divide by.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import FrozenSet, Iterator, List, Mapping, Optional, Tuple
 
 import libcst as cst
@@ -350,13 +351,8 @@ def _token_mean(context: FileContext, loop: TrainingLoop, node: cst.BaseExpressi
         return _token_mean(context, loop, node.expression, at, depth + 1)
     if isinstance(node, cst.Attribute) and node.attr.value == "loss" and not slot:
         model = _language_model(loop, node.value, at, names)
-        if model is None:
-            return None
-        if any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
-            return f"`{context.code(node)}` of `{model}`, on labels a collator pads"
-        if isinstance(context, FileContext) and _writes_ignored_label(context.source):
-            return f"`{context.code(node)}` of `{model}`, on labels the file pads with -100"
-        return None
+        padded = _padded_labels(context, names) if model is not None else None
+        return f"`{context.code(node)}` of `{model}`, on labels {padded}" if padded is not None else None
     name = dotted_name(node)
     if name is None:
         return None
@@ -458,15 +454,22 @@ def _language_model_loss(context: FileContext, loop: TrainingLoop, call: cst.Cal
     if labels is None:
         return None
     model = _language_model(loop, call, at, context.names)
-    if model is None:
-        return None
-    if any(origin in _PADDING_COLLATORS for origin in context.names.aliases.values()):
-        return f"the loss `{model}(..., {labels}=...)` returns first, on labels a collator pads"
-    if _writes_ignored_label(context.source):
-        return f"the loss `{model}(..., {labels}=...)` returns first, on labels the file pads with -100"
+    padded = _padded_labels(context, context.names) if model is not None else None
+    return f"the loss `{model}(..., {labels}=...)` returns first, on labels {padded}" if padded is not None else None
+
+
+def _padded_labels(context: FileContext, names: ModuleNames) -> Optional[str]:
+    """Who pads the labels of the file's language models so that their loss leaves tokens out, quoted for the
+    message: a collator the file imports, or the file itself writing -100 (`_writes_ignored_label`); None when
+    the code shows neither."""
+    if any(origin in _PADDING_COLLATORS for origin in names.aliases.values()):
+        return "a collator pads"
+    if isinstance(context, FileContext) and _writes_ignored_label(context.source):
+        return "the file pads with -100"
     return None
 
 
+@functools.lru_cache(maxsize=8)  # asked for each loss of the file's loops: CPython parses the file once
 def _writes_ignored_label(source: str) -> bool:
     """The file writes -100 (the label a Hugging Face model's loss ignores) into data: in a list it builds
     (`[-100] * n`, `x + [pad if name != "labels" else -100] * (max_l - len(x))`), into a tensor's elements
