@@ -758,3 +758,35 @@ def test_the_prefilter_lets_through_no_loop_handed_an_object_that_trains_in_a_lo
 
     file_changed(str(tmp_path / "engine.py"))
     assert may_train(fit.read_text(), str(fit))  # now each call of the runner backpropagates
+
+
+def test_a_worker_screens_with_the_facts_it_is_handed_and_reads_no_other_file(tmp_path, monkeypatch):
+    """The process that reads the files hands each worker what its index says of the file (`facts_for`): the
+    carriers, those that run a backward on each call, and the file's hand-offs. A worker forked before that index
+    was made keeps the same loop of `engine.py` (called with the scaler `main.py` hands it) without reading any
+    other file of the project: not `main.py` for the hand-off, nor `util/misc.py` for its carrier."""
+    from torchlint.engine import Screened, may_train, screen
+    from torchlint.project import index
+
+    project = tmp_path / "project"
+    shutil.copytree(SCALER_BUG, project)
+    (project / ".git").mkdir()
+    path = str(project / "engine.py")
+    text = (project / "engine.py").read_text()
+    assert may_train(text, path)  # the prefilter of the process that lists the files
+    facts = index.facts_for(path, text)
+    made_here = screen(text, path)
+    assert isinstance(made_here, Screened)
+
+    for cached in (index._listing, index._carriers, index._running_carriers, index._read_disk, index._summary,
+                   index._words):  # a process that has read nothing of the project yet
+        cached.cache_clear()
+    read = []
+    reading = index._read_disk.__wrapped__
+    monkeypatch.setattr(index, "_read_disk", lambda *key: read.append(key[0]) or reading(*key))
+    spelling = index._bytes_spell_backward
+    monkeypatch.setattr(index, "_bytes_spell_backward", lambda where: read.append(where) or spelling(where))
+    index.adopt(facts)
+    in_worker = screen(text, path)
+    assert isinstance(in_worker, Screened) and in_worker.program == made_here.program
+    assert read == []

@@ -690,8 +690,9 @@ class ProjectIndex:
         self.complete = complete  # every Python file of the root is listed
         self.lookup = Lookup()
         self._carriers: Optional[Dict[str, Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]]] = None
-        self._handoffs: Dict[Tuple[str, int, int], Dict[str, Set[str]]] = {}
-        self._carriers_pickled: Optional[tuple] = None  # (carriers, pickled), made again when they change
+        self._handoffs: Dict[Tuple[str, int, int, bool], Dict[str, Set[str]]] = {}  # (path, length, hash, running)
+        # (carriers, running carriers, both pickled), made again when they change
+        self._carriers_pickled: Optional[tuple] = None
         self._import_lines: Optional[Dict[str, FrozenSet[str]]] = None  # file -> the words of its import lines
         self._by_import: Optional[Dict[str, List[str]]] = None  # a word of import lines -> the files spelling it
         # by `running` (see `_classes_called_in`): carrier method -> its classes, and a pattern of their calls
@@ -840,12 +841,16 @@ class ProjectIndex:
 
     def facts_of(self, path: str, text: str) -> "IndexFacts":
         """What a process forked before this one indexed the project needs of it to screen and analyse the file
-        `path` whose text is `text` (`adopt`): the carriers, and the file's hand-offs."""
+        `path` whose text is `text` (`adopt`): the carriers, those that run a backward on each call, and the
+        file's hand-offs (those to running carriers too, when the prefilter asked them here)."""
         path = os.path.abspath(path)
-        carriers = self.carriers()
-        if self._carriers_pickled is None or self._carriers_pickled[0] is not carriers:
-            self._carriers_pickled = (carriers, pickle.dumps(carriers, pickle.HIGHEST_PROTOCOL))
-        return IndexFacts(self.root, self._carriers_pickled[1], path, len(text), hash(text), self.handoffs(path, text))
+        carriers, running = self.carriers(), self._running_files()
+        if self._carriers_pickled is None or self._carriers_pickled[0] is not carriers \
+                or self._carriers_pickled[1] is not running:
+            self._carriers_pickled = (carriers, running, pickle.dumps((carriers, running), pickle.HIGHEST_PROTOCOL))
+        key = (path, len(text), hash(text))
+        return IndexFacts(self.root, self._carriers_pickled[2], path, len(text), key[2], self.handoffs(path, text),
+                          self._handoffs.get((*key, True)))
 
     def _classes_called_in(self, text: str, running: bool = False) -> FrozenSet[str]:
         """The carrier classes whose carrier method `text` may call on an object: every one with a `__call__`
@@ -1048,17 +1053,21 @@ def _collect_handoffs(summary: FileSummary, classes: FrozenSet[str], functions: 
 @dataclass(frozen=True)
 class IndexFacts:
     """What the index of a project says for one of its files (`ProjectIndex.facts_of`): the carriers of every file
-    of the project, and the file's hand-offs (`ProjectIndex.handoffs`), for its text of this length and hash.
+    of the project (all, and those that run a backward on each call), and the file's hand-offs
+    (`ProjectIndex.handoffs`), for its text of this length and hash.
     Read in one process and adopted in the processes it hands files to (`adopt`), which then read no other file of
     the project to screen the file: on a cold run over a big project, each worker used to read and index the
     whole project again."""
 
     root: str
-    carriers: bytes  # `ProjectIndex.carriers`, pickled once per index: the same bytes go with every file
+    carriers: bytes  # `ProjectIndex.carriers` and `_running_files`, pickled once per index: the same bytes go with
+    # every file
     path: str
     length: int
     text_hash: int  # `hash` of the text: the same in a process forked from the one that made it
     handoffs: Dict[str, Set[str]]
+    # `ProjectIndex.handoffs` with `running`, where this process asked them (its prefilter, `may_call_into_training`)
+    running_handoffs: Optional[Dict[str, Set[str]]] = None
 
 
 def facts_for(path: str, text: str) -> Optional[IndexFacts]:
@@ -1076,8 +1085,13 @@ def adopt(facts: IndexFacts) -> None:
     if index.root != facts.root:
         return
     if index._carriers is None:
-        index._carriers = pickle.loads(facts.carriers)
-    index._handoffs.setdefault((facts.path, facts.length, facts.text_hash), facts.handoffs)
+        index._carriers, running = pickle.loads(facts.carriers)
+        if index._running is None:
+            index._running = running
+    key = (facts.path, facts.length, facts.text_hash)
+    index._handoffs.setdefault((*key, False), facts.handoffs)
+    if facts.running_handoffs is not None:
+        index._handoffs.setdefault((*key, True), facts.running_handoffs)
 
 
 # Root -> how many times its listing was declared stale (`file_changed(..., listed=True)`): part of the key.
