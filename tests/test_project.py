@@ -8,6 +8,7 @@ to the other files of the folder; the cache notices when one of those files chan
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -790,3 +791,32 @@ def test_a_worker_screens_with_the_facts_it_is_handed_and_reads_no_other_file(tm
     in_worker = screen(text, path)
     assert isinstance(in_worker, Screened) and in_worker.program == made_here.program
     assert read == []
+
+
+def test_the_callers_of_a_function_are_read_only_from_files_that_spell_its_module(tmp_path, monkeypatch):
+    """`ProjectIndex.callers` finds a function's calls through every spelling of a relative import of its module,
+    and summarises no file whose only link to it is a relative import of something else (a vendored package
+    whose files import one another relatively, and call a `train` of their own)."""
+    from torchlint.project import index
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "pkg").mkdir()
+    (project / "vendor").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "engine.py").write_text("def train(model, loader):\n    for batch in loader:\n        pass\n")
+    (project / "pkg" / "run.py").write_text("from . import engine\n\n\ndef main(model, loader):\n"
+                                            "    engine.train(model, loader)\n")
+    (project / "pkg" / "fit.py").write_text("from .engine import train as fit\n\nfit(None, [])\n")
+    (project / "vendor" / "__init__.py").write_text("")
+    (project / "vendor" / "a.py").write_text("from .b import helper\n\n\ndef train():\n    helper()\n\n\ntrain()\n")
+    (project / "vendor" / "b.py").write_text("def helper():\n    pass\n")
+    summarised = []
+    summary = index.file_summary
+    monkeypatch.setattr(index, "file_summary", lambda path: summarised.append(os.path.basename(path)) or summary(path))
+    index._summary.cache_clear()
+    found = index.ProjectIndex.of(str(project / "pkg" / "engine.py")).callers(str(project / "pkg" / "engine.py"),
+                                                                               "train")
+    assert sorted((os.path.basename(path), call.callee) for path, call in found) == [
+        ("fit.py", "fit"), ("run.py", "engine.train")]
+    assert "a.py" not in summarised and "b.py" not in summarised

@@ -64,7 +64,6 @@ _BACKWARD_NAMES = frozenset({"backward", "manual_backward"})
 _DEFINES = re.compile(r"[ \t]*(?:async[ \t]+)?def\b")
 _TRIPLE_QUOTED = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _WORD = re.compile(r"\w+")
-_RELATIVE_IMPORT = re.compile(r"from\s+\.")
 _CALLED = re.compile(r"(\w+)\s*\(")
 
 
@@ -519,10 +518,13 @@ def _words(path: str, size: int, mtime_ns: int) -> FrozenSet[str]:
     return frozenset(_WORD.findall(text)) if text is not None else frozenset()
 
 
-def _may_import(path: str, words: FrozenSet[str], stem: str) -> bool:
-    """The file `path`, whose words are `words`, may import the module named `stem`: it spells the name, or it
-    has a relative import (a cheap superset, read before its summary)."""
-    return stem in words or _RELATIVE_IMPORT.search(read_text(path) or "") is not None
+def _may_import(words: FrozenSet[str], stem: str) -> bool:
+    """A file whose words are `words` may import the module named `stem` (a cheap superset, read before its
+    summary): it spells the name. A name leads to a file of the project only through a dotted module path whose
+    last part is that file's stem, or its package's folder (`ProjectIndex.resolve`: `from . import engine` with
+    `engine.train(...)`, `from .engine import train`, `from .. import engine`), and that path is spelled in the
+    file, a relative import's too: a file's relative imports alone are no sign that it imports the module."""
+    return stem in words
 
 
 def carriers_in(text: str, running: bool = False) -> Tuple[FrozenSet[Tuple[str, str]], FrozenSet[str]]:
@@ -913,7 +915,7 @@ class ProjectIndex:
             if function not in words:
                 continue
             same = os.path.abspath(other) == target
-            if not same and not _may_import(other, words, stem):
+            if not same and not _may_import(words, stem):
                 continue
             summary = file_summary(other)
             if summary is None:
@@ -946,7 +948,7 @@ class ProjectIndex:
             if text is None:
                 continue
             own = os.path.abspath(other) == target
-            if not own and not (_may_import(other, words, stem) and self._imports(other, target, function)):
+            if not own and not (_may_import(words, stem) and self._imports(other, target, function)):
                 continue
             summary = file_summary(other) if not own else None
             modules = frozenset(summary.imports) if summary is not None else frozenset()
