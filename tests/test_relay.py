@@ -161,3 +161,22 @@ def test_a_run_stopped_while_files_are_still_read_leaves_no_worker_behind(tmp_pa
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []
+
+
+def test_the_workers_analyse_the_first_files_while_the_walk_finds_the_others(tmp_path):
+    """On a cold run the command hands `lint_files` the walk itself: each file goes to the workers as soon as it
+    is found and read, and the results still come back one per file, in the walk's order."""
+    for number in range(4):
+        (tmp_path / f"train_{number}.py").write_text(ACCUMULATION_BUG)
+    relay = runner.start_relay(2)
+    handed_while_walking = []
+
+    def walk():
+        for path in sorted(tmp_path.glob("*.py")):
+            handed_while_walking.append(len(relay.sent))
+            yield runner.Task(path, CODES, walked=True)
+
+    results = runner.lint_files(walk(), jobs=2, relay=relay)
+    assert handed_while_walking == [0, 1, 2, 3]
+    assert [os.path.basename(result.path) for result in results] == [f"train_{n}.py" for n in range(4)]
+    assert all(any(d.code == "TL003" for d in result.diagnostics) for result in results)

@@ -154,6 +154,20 @@ def test_workers_started_before_the_files_are_found_are_let_go_on_a_config_error
     assert "invalid TOML" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_config_error_met_after_the_walk_handed_files_to_the_workers_stops_the_run(tmp_path):
+    """The walk finds files while the workers analyse the first ones: a configuration file it comes to later that
+    cannot be read is an error of the whole run, as it is when found first, and no worker is left behind."""
+    (tmp_path / "a_first").mkdir()
+    (tmp_path / "a_first" / "train.py").write_text(ACCUMULATION_BUG)
+    (tmp_path / "b_broken").mkdir()
+    (tmp_path / "b_broken" / "pyproject.toml").write_text("[tool.torchlint]\nselect = [\n")
+    (tmp_path / "b_broken" / "train.py").write_text(ACCUMULATION_BUG)
+    result = run(".", "--no-cache", "-j", "2", cwd=tmp_path, env={})
+    assert result.returncode == 2
+    assert "b_broken" in result.stderr and "invalid TOML" in result.stderr and "Traceback" not in result.stderr
+    assert "TL003" not in result.stdout
+
+
 def test_workers_started_before_the_files_are_found_are_let_go_when_no_file_needs_them(tmp_path):
     for n in range(3):
         (tmp_path / f"data_{n}.py").write_text(f"import torch\n\nx = torch.zeros({n})\n")

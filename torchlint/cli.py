@@ -15,7 +15,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 from torchlint import __version__, env_flag
 from torchlint.text import split_lines
@@ -197,19 +197,30 @@ def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -
         def excluded(path: Path, is_dir: bool) -> bool:
             return resolver.for_entry(path).is_excluded(path, is_dir)
 
-        tasks = []
+        tasks: List[Task] = []
         named = {Path(path) for path in paths}  # always checked for syntax, even when also found in a folder
-        for item in discover(paths, respect_gitignore=respect, excluded=excluded):
-            if isinstance(item, Missing):
-                print(f"error: {item.path}: no such file or folder", file=sys.stderr)
-                run.errors += 1
-                continue
-            tasks.append(Task(item, resolver.for_entry(item).codes_for(item, overrides), walked=item not in named))
-    except ConfigError as error:
+
+        def found() -> Iterator[Task]:
+            for item in discover(paths, respect_gitignore=respect, excluded=excluded):
+                if isinstance(item, Missing):
+                    print(f"error: {item.path}: no such file or folder", file=sys.stderr)
+                    run.errors += 1
+                    continue
+                task = Task(item, resolver.for_entry(item).codes_for(item, overrides), walked=item not in named)
+                tasks.append(task)
+                yield task
+
+        # On a cold run the workers are there already (`start_relay`): they analyse the first files while the
+        # walk goes on finding the others, unless a progress bar needs the count first.
+        streamed = relay is not None and not _progress_shown()
+        if not streamed:
+            for _ in found():
+                pass
+        with _progress(len(tasks)) as advance:
+            results = lint_files(found() if streamed else tasks, args.jobs, cache, advance, relay)
+    except ConfigError as error:  # a configuration file the walk came to cannot be read
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    with _progress(len(tasks)) as advance:
-        results = lint_files(tasks, args.jobs, cache, advance, relay)
     if cache is not None:
         cache.save()
     for task, result in zip(tasks, results):
@@ -220,10 +231,15 @@ def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -
 PROGRESS_MIN_FILES = 200
 
 
+def _progress_shown() -> bool:
+    """Whether a long run may draw a progress bar: in a terminal, never in CI."""
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
 @contextmanager
 def _progress(total: int):
     """An `advance()` callback that draws a progress bar on stderr for long runs in a terminal (never in CI)."""
-    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty() or os.environ.get("CI"):
+    if total < PROGRESS_MIN_FILES or not _progress_shown():
         yield lambda: None
         return
     from rich.console import Console

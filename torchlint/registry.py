@@ -8,6 +8,7 @@ checks at import that this table matches its rule classes.
 
 from __future__ import annotations
 
+import functools
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 # TL000 is not a rule module: the engine reports files that do not parse.
@@ -68,6 +69,12 @@ def select_codes(
     extend_select: Sequence[str] = (),
 ) -> Tuple[str, ...]:
     """Codes chosen by codes, code prefixes (`TL00`) or names, in code order."""
+    return _selected(None if select is None else tuple(select), tuple(ignore), tuple(extend_select))
+
+
+@functools.lru_cache(maxsize=256)  # asked for every file a walk finds, nearly always with the same selectors
+def _selected(select: Optional[Tuple[str, ...]], ignore: Tuple[str, ...], extend_select: Tuple[str, ...]
+              ) -> Tuple[str, ...]:
     chosen = [code for code, name in RULE_NAMES if select is None or _matches_any(code, name, select)]
     for code, name in RULE_NAMES:
         if _matches_any(code, name, extend_select) and code not in chosen:

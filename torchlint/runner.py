@@ -24,7 +24,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from torchlint.cache import Cache
 from torchlint.collector import collector_paused
@@ -92,7 +92,7 @@ def _relay_workers(jobs: int) -> int:
 
 
 def lint_files(
-    tasks: Sequence[Task],
+    tasks: Iterable[Task],
     jobs: int = 0,
     cache: Optional[Cache] = None,
     advance: Callable[[], None] = lambda: None,
@@ -103,13 +103,19 @@ def lint_files(
     `jobs` 0: one process per CPU, when there is enough to analyse to repay
     starting them; N: N processes whenever two files or more need analysis.
     `relay`: workers already started (`start_relay`); they are used, or let go.
+    With a relay, `tasks` may be an iterator that finds them (a walk): the
+    workers analyse the first files while it finds the others.
     """
-    results: List[Optional[LintResult]] = [None] * len(tasks)
+    relaying = relay is not None
+    if relay is None:
+        tasks = tasks if isinstance(tasks, Sequence) else list(tasks)
+        relaying = len(tasks) >= RELAY_MIN_FILES and _relay_workers(jobs) >= 2  # how many decides whether they pay
+    taken: List[Task] = []  # the tasks so far, by index
+    results: List[Optional[LintResult]] = []
     pending: List[_Job] = []
     deferred: List[Tuple[_Job, Optional[Screened]]] = []  # handed back by the relay: analysed after it
     programs: Dict[int, tuple] = {}
     projects: Dict[int, Tuple[Tuple[str, int, int], ...]] = {}  # job -> the project its cache entry rests on
-    relaying = relay is not None or (len(tasks) >= RELAY_MIN_FILES and _relay_workers(jobs) >= 2)
     if relay is None and relaying:
         relay = start_relay(jobs, cache)
 
@@ -122,13 +128,15 @@ def lint_files(
         source, program = programs.pop(index)
         if cache is not None and key is not None and not problems:
             cache.put(key, diagnostics, tuple(dependencies) + projects.pop(index))
-        unchecked = not checks_syntax(program.text, tasks[index].walked, shown)
+        unchecked = not checks_syntax(program.text, taken[index].walked, shown)
         diagnostics = program.to_file(_without_syntax_error(diagnostics, unchecked))
         results[index] = _result(shown, diagnostics, problems, source, program)
         advance()
 
     try:
         for index, task in enumerate(tasks):
+            taken.append(task)
+            results.append(None)
             shown = str(task.path)
             try:
                 source = read_source(task.path)
