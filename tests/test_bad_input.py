@@ -324,3 +324,35 @@ def test_code_python_runs_but_the_parser_cannot_read_is_a_message_not_a_syntax_e
     assert found(result) == [("b_train.py", "TL003", 3, 5)]  # no TL000 on a file Python runs
     assert_one_message(result, "a_tabs.py", "not analysed", "Python runs this code", "LibCST")
     assert result.returncode == 1
+
+
+@pytest.mark.parametrize("data", [
+    b"import torch\nx = 1\n",
+    b"# -*- coding: latin-1 -*-\nname = '\xe9'\n",
+    b"#!/usr/bin/env python\n# coding: latin-1\nname = '\xe9'\n",
+    b"x = 1\n# coding: latin-1\nname = '\xe9'\n",  # a cookie after code on line 1 is no cookie
+    b"\xef\xbb\xbfimport torch\n",
+    b"name = '\xe9'\nx = 1\n",  # not UTF-8 on the first line, no cookie
+    b"x = 1\ny = 2\nname = '\xe9'\n",  # not UTF-8 further down
+    b"x = 1",
+    b"",
+])
+def test_a_file_is_decoded_as_python_decodes_it(data):
+    """Every file is decoded as Python reads its source: a BOM, else a `coding` cookie on one of the first two
+    lines, else UTF-8; what cannot be decoded so is unreadable, with the reason."""
+    import io
+    import tokenize
+
+    from torchlint.engine import UnreadableFile, decode_source
+
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        expected = data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
+    except (SyntaxError, UnicodeDecodeError):
+        expected = None
+    try:
+        text = decode_source(data, "f.py").text
+    except UnreadableFile as error:
+        assert expected is None and "f.py: cannot decode as " in str(error)
+        return
+    assert text == expected

@@ -104,13 +104,18 @@ def discover(
 
 def _walk(folder: Path, ignore: _GitIgnore, respect_gitignore: bool, excluded: Excluded, visited: set) -> Iterator[Path]:
     try:
-        real = folder.resolve()
-    except (OSError, RuntimeError):
+        status = os.stat(folder)  # one call, where resolving the path asks every folder above it
+    except OSError:
         return
-    if real in visited:  # a symlink loop
+    if (status.st_dev, status.st_ino) in visited:  # a symlink loop, or a second link to a folder walked
         return
-    visited.add(real)
+    visited.add((status.st_dev, status.st_ino))
+    real = folder
     if respect_gitignore:
+        try:
+            real = folder.resolve()
+        except (OSError, RuntimeError):
+            return
         ignore = ignore.with_folder(real)
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)

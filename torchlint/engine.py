@@ -91,7 +91,7 @@ def decode_source(data: bytes, path: str) -> SourceText:
     if b"\x00" in data[:8192]:
         raise UnreadableFile(f"{path}: looks like a binary file (contains NUL bytes), not Python source")
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = _plain_utf8(data) or tokenize.detect_encoding(io.BytesIO(data).readline)[0]
     except SyntaxError as error:
         # tokenize found bytes that are not UTF-8 in the lines a coding cookie may occupy.
         raise UnreadableFile(f"{path}: cannot decode as utf-8 ({error}); {_ENCODING_HINT}") from None
@@ -106,6 +106,22 @@ def decode_source(data: bytes, path: str) -> SourceText:
     except LookupError:
         raise UnreadableFile(f"{path}: unknown encoding `{encoding}` in its coding declaration") from None
     return SourceText(text, encoding, bom)
+
+
+def _plain_utf8(data: bytes) -> Optional[str]:
+    """"utf-8" when `tokenize.detect_encoding` would say so without reading the lines itself: no BOM, and no
+    `coding` in the two lines a cookie may be on, which are UTF-8 (nearly every file); else None, and it reads
+    them (the tokenizer's helper, in Python, was a tenth of the reading of a file)."""
+    end = data.find(b"\n")
+    end = data.find(b"\n", end + 1) if end >= 0 else -1
+    head = data if end < 0 else data[:end]
+    if data.startswith(codecs.BOM_UTF8) or b"coding" in head:
+        return None
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"
 
 
 def encode_source(text: str, original: SourceText) -> bytes:

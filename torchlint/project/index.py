@@ -72,7 +72,7 @@ def project_root(path: str) -> str:
     return _root_of(os.path.dirname(os.path.abspath(path)))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=4096)  # asked for the folder of every file a walk finds
 def _root_of(folder: str) -> str:
     base = folder
     for _ in range(_ROOT_LEVELS):
