@@ -250,15 +250,15 @@ class Iteration:
     """One pass through a loop body, from its head to the back edge or out of the loop."""
 
     def __init__(self, flow: FunctionFlow, region: LoopRegion) -> None:
-        self.flow = flow
+        # the flow's masks, not the flow: it holds its iterations, and a cycle between them would leave the graph
+        # (and the syntax tree it points into) for the cyclic collector to find, where counting references frees it
+        self._flow_masks = flow.masks
         self.graph = flow.graph
         self.region = region
         self.head = region.head
         self.members = region.body | {region.head}
         self._latches = frozenset(region.latches)
         nodes = self.graph.nodes
-        # Inside the iteration: every edge between members except those returning to the head.
-        self._inner = lambda a, b: b != self.head
         self.order = [index for index in _reverse_postorder(nodes, self.head, self._edge) if index in self.members]
         self._idom = _dominators(self.order, lambda index: [p for p in nodes[index].pred
                                                             if p in self.members and self._edge(p, index)])
@@ -284,12 +284,12 @@ class Iteration:
     def _solve(self) -> Dict[int, int]:
         if self._incoming is None:
             base = len(self.graph.definitions)
-            names = sorted(self.flow.masks)
+            names = sorted(self._flow_masks)
             self._starts = [Definition(base + position, name, self.head, "start") for position, name in
                             enumerate(names)]
             self._start_index = {definition.name: definition.index for definition in self._starts}
             start_bits = sum(1 << definition.index for definition in self._starts)
-            masks = dict(self.flow.masks)
+            masks = dict(self._flow_masks)
             for definition in self._starts:  # a start definition is killed like any definition of its name
                 parts = definition.name.split(".")
                 for end in range(1, len(parts) + 1):
