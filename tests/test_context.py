@@ -74,3 +74,74 @@ def test_a_libcst_whose_code_generation_differs_gets_its_own_provider(monkeypatc
     expected = provider_ranges(module)
     got = positions_of(module)
     assert all(got[node] == want for node, want in expected.items())
+
+
+# A loop's function whose statements repeat (`optimizer.step()` twice, at different depths and at the same one), in
+# blocks indented by two spaces and by four, with comments and blank lines before statements, a statement continued
+# over lines, and a function the sparse program leaves out that spells the loop's lines again.
+SCOPED = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def plot(history):\n"
+    "    for step in range(3):\n"
+    "        print(step)\n"
+    "        optimizer.step()\n"
+    "\n"
+    "\n"
+    "def train(model, optimizer, loader, accum):\n"
+    "    for step, (x, y) in enumerate(loader):\n"
+    "        # the loss of one micro-batch\n"
+    "\n"
+    "        loss = torch.nn.functional.mse_loss(model(x),\n"
+    "                                            y)\n"
+    "        loss.backward()\n"
+    "        print(step)\n"
+    "        if (step + 1) % accum == 0:\n"
+    "          optimizer.step()\n"
+    "          optimizer.zero_grad()\n"
+    "        else:\n"
+    "            optimizer.step()\n"
+    "        optimizer.step()\n"
+    "    return model\n"
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_node_in_a_long_statement_gets_the_range_of_a_whole_parse_from_the_statement_around_it(newline):
+    from torchlint.context import FileContext
+    from torchlint.engine import Screened, screen
+    from torchlint.parse import parse_module
+    from torchlint.walk import preorder
+
+    text = SCOPED.replace("\n", newline)
+    screened = screen(text, "train.py")
+    assert isinstance(screened, Screened) and screened.program != text  # `plot` is left out
+    module = parse_module(screened.program)
+    expected = provider_ranges(module)
+    found = FileContext("train.py", text, module, screened.statement_lines, screened.program)
+    (top,) = found._loop_statements()
+    loop = top.body.body[0]
+    differing = [(type(node).__name__, expected[node], found._position(node))
+                 for node in reversed(list(preorder(loop))) if found._position(node) != expected[node]]
+    assert differing == []
+    # placed by the statements around them, innermost first (a statement line, the `if`...), not by code generation
+    # of the function
+    assert id(top) not in found._scoped and len(found._scoped) > 1
+    assert all(found._position(node) == expected[node] for node in preorder(top))  # its header too
+
+
+def test_a_statement_whose_code_occurs_twice_is_placed_by_a_statement_around_it():
+    from torchlint.context import FileContext
+    from torchlint.parse import parse_module
+
+    text = SCOPED
+    module = parse_module(text)
+    found = FileContext("train.py", text, module)
+    train = module.body[-1]
+    loop = train.body.body[0]
+    steps = [statement for statement in loop.body.body if "optimizer.step()" == found.code(statement).strip()]
+    assert len(steps) == 1  # the last one, at the depth of the one in `plot`
+    step = steps[0].body[0]
+    assert found._position(step) == provider_ranges(module)[step]
+    assert id(steps[0]) not in found._scoped  # its own code occurs twice in the file: the loop is generated

@@ -18,7 +18,7 @@ from torchlint.model import SAFE, Edit, Fix
 from torchlint.names import ModuleNames
 from torchlint.project.files import ProjectFiles
 from torchlint.text import one_line, split_lines
-from torchlint.walk import preorder
+from torchlint.walk import children
 
 
 # What lies between a module and its statements: compound statements and their blocks and clauses.
@@ -37,11 +37,14 @@ class _Crossing(NamedTuple):
 
 class FileContext:
     def __init__(self, path: str, source: str, module: cst.Module,
-                 statement_lines: Optional[List[int]] = None) -> None:
-        """`statement_lines`: the first line of each of `module.body`'s statements, if known (from CPython's tree)."""
+                 statement_lines: Optional[List[int]] = None, program: Optional[str] = None) -> None:
+        """`statement_lines`: the first line of each of `module.body`'s statements, if known (from CPython's tree).
+        `program`: the code `module` was parsed from, when it is not `source` (the sparse program,
+        `torchlint.sparse`: the same lines, some of them blanked)."""
         self.path = path
         self.source = source
         self.module = module
+        self._program = source if program is None else program
         self.lines: List[str] = split_lines(source)
         self.newline = module.default_newline
         self.names = ModuleNames(module)
@@ -50,7 +53,9 @@ class FileContext:
         self.loops: List[TrainingLoop] = find_training_loops(module, self.names, source)
         self._positions = None
         self._statement_lines = statement_lines if statement_lines and len(statement_lines) == len(module.body) else None
-        self._scoped: dict = {}
+        self._scoped: dict = {}  # id of a statement -> the ranges of its nodes
+        self._unplaced: set = set()  # ids of the statements whose code is not known to occur once (`_placed`)
+        self._lone_cr: Optional[bool] = None
         self._members: dict = {}
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
@@ -84,7 +89,7 @@ class FileContext:
                 return positions[node]
         for top in self._loop_statements():
             if id(top) not in self._scoped and id(node) in self._nodes_of(top):
-                return self._statement_positions(top)[node]
+                return self._innermost_positions(top, node)[node]
         for top in self._loop_statements():  # a layout node (a parenthesis) the walk does not list
             positions = self._statement_positions(top)
             if node in positions:
@@ -93,11 +98,63 @@ class FileContext:
             self._positions = positions_of(self.module)
         return self._positions[node]
 
-    def _nodes_of(self, top: cst.CSTNode) -> set:
-        members = self._members.get(id(top))
-        if members is None:
-            members = self._members[id(top)] = {id(node) for node in preorder(top)}
-        return members
+    def _nodes_of(self, top: cst.CSTNode) -> Dict[int, Optional[cst.CSTNode]]:
+        """id of each node of `top` (as `preorder` lists them) -> its parent (None for `top`)."""
+        parents = self._members.get(id(top))
+        if parents is None:
+            parents = self._members[id(top)] = {id(top): None}
+            stack = [top]
+            while stack:
+                current = stack.pop()
+                for child in children(current):
+                    parents[id(child)] = current
+                    stack.append(child)
+        return parents
+
+    def _innermost_positions(self, top: cst.CSTNode, node: cst.CSTNode) -> "Positions":
+        """The ranges of the innermost statement around `node` (in the module-level statement `top`) whose code
+        occurs once in the program, at the start of a line: generated alone, with the indentation of the
+        blocks around it, and moved down to where its code is. Its code is where it is, so where it occurs
+        once it is there. A code generation of a line or a block, where `top` may be a class of a thousand
+        lines; `top` itself when no statement inside it is known to be alone."""
+        parents = self._nodes_of(top)
+        current: Optional[cst.CSTNode] = node
+        while current is not None and current is not top:
+            parent = parents[id(current)]
+            if type(parent) is cst.IndentedBlock and id(current) not in self._unplaced:
+                placed = self._scoped.get(id(current)) or self._placed(current, top, parents)
+                if placed is not None:
+                    return placed
+                self._unplaced.add(id(current))
+            current = parent
+        return self._statement_positions(top)
+
+    def _placed(self, statement: cst.CSTNode, top: cst.CSTNode,
+                parents: Dict[int, Optional[cst.CSTNode]]) -> Optional["Positions"]:
+        if self._lone_cr is None:  # LibCST counts a lone `\r` as a line break: the search below does not
+            self._lone_cr = "\r" in self._program.replace("\r\n", "")
+        if self._lone_cr:
+            return None
+        indents: List[str] = []
+        around = parents[id(statement)]
+        while around is not None:
+            if type(around) is cst.IndentedBlock:
+                indents.append(self.module.default_indent if around.indent is None else around.indent)
+            around = parents[id(around)]
+        indents.reverse()
+        spans: Dict[int, Tuple[int, int, int, int]] = {}
+        state = _PositionState(default_indent=self.module.default_indent, default_newline=self.module.default_newline,
+                               provider=None, spans=spans)
+        state.indent_tokens = indents
+        try:
+            statement._codegen(state)
+        except (AttributeError, TypeError):  # a LibCST whose code generation differs: the whole of `top`
+            return None
+        line = _sole_line(self._program, "".join(state.tokens))
+        if line is None:
+            return None
+        positions = self._scoped[id(statement)] = Positions(statement, spans, line - 1)
+        return positions
 
     def _loop_statements(self) -> List[cst.CSTNode]:
         tops: List[cst.CSTNode] = []
@@ -364,6 +421,23 @@ class FileContext:
         if site.elsewhere:
             return f"{self.code(site.via.call.func)}(...)"
         return self.code(site.node)
+
+
+def _sole_line(program: str, code: str) -> Optional[int]:
+    """The line at whose start `code` occurs in `program`, and ends a line there, if it occurs so once."""
+    if not code:
+        return None
+    found = None
+    at = program.find(code)
+    while at >= 0:
+        end = at + len(code)
+        if (at == 0 or program[at - 1] == "\n") and (code[-1] in "\r\n" or end == len(program)
+                                                     or program[end] in "\r\n"):
+            if found is not None:
+                return None
+            found = at
+        at = program.find(code, at + 1)
+    return None if found is None else program.count("\n", 0, found) + 1
 
 
 def positions_of(module: cst.Module, offset: int = 0) -> "Positions":

@@ -260,7 +260,7 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
         return [], [Problem(path, f"{path}: cannot parse: {type(error).__name__}", "unreadable")]
 
     try:
-        context = FileContext(path, text, module, statement_lines)
+        context = FileContext(path, text, module, statement_lines, None if parser is not None else screened.program)
     except Exception as error:  # noqa: BLE001 - a crash in shared analysis must not stop the run
         detail = traceback.format_exc()
         return [], [Problem(path, f"{path}: internal error while analysing loops: {type(error).__name__}: {error}",
