@@ -75,6 +75,15 @@ _ATTRIBUTE_WRITES = re.compile(r"\bself\.\w+\s*[-+*/%]=|\bsetattr\(|__dict__")
 def sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
     """(text with what the analysis cannot see blanked, first line of each module-level statement kept);
     None when nothing can be left out, or when a loop outside a function needs the whole module."""
+    global _MEMO
+    _MEMO = {}
+    try:
+        return _sparse_program(text, tree, loops)
+    finally:
+        _MEMO = None
+
+
+def _sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> Optional[Tuple[str, List[int]]]:
     if "\r" in text.replace("\r\n", ""):
         return None  # lone CR line breaks: CPython's line numbers would not be ours
     loop_ids = {id(loop) for loop in loops}
@@ -714,5 +723,16 @@ def _blocks(statement: ast.stmt) -> List[List[ast.stmt]]:
 _BLOCK_FIELDS: dict = {}
 
 
+# id of a statement -> its inner statements, while `sparse_program` runs (its tree alive, so no id is reused): it
+# walks the statements a dozen times over
+_MEMO: Optional[dict] = None
+
+
 def _children(statement: ast.stmt) -> List[ast.stmt]:
+    memo = _MEMO
+    if memo is not None:
+        found = memo.get(id(statement))
+        if found is None:
+            found = memo[id(statement)] = [inner for block in _blocks(statement) for inner in block]
+        return found
     return [inner for block in _blocks(statement) for inner in block]
