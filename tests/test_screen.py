@@ -45,6 +45,22 @@ HELPERS = {
             loss = torch.nn.functional.mse_loss(model(x), y)
             loss.backward()
     """,
+    "early return in a try in a with": """\
+        def update(model, optimizer, x, y):
+            with torch.enable_grad():
+                try:
+                    if x is None:
+                        return None
+                finally:
+                    pass
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+    """,
+    "an await in an expression": """\
+        async def update(model, optimizer, x, y):
+            loss = torch.nn.functional.mse_loss(model(await x), y)
+            loss.backward()
+    """,
     "a generator": """\
         def update(model, optimizer, x, y):
             loss = torch.nn.functional.mse_loss(model(x), y)

@@ -659,14 +659,16 @@ def _backward_helpers(functions: List[ast.stmt], names: set, lines: List[str]) -
         return any(_may_be_backward(node, backward) and _called_name(node) != "grad" for node in found)
 
     spelling = [function for function in functions if spelled(texts[id(function)])]
-    helpers = {function.name for function in spelling if backpropagates(_calls_on_every_call(function))}
+    helpers = {function.name for function in spelling
+               if backpropagates(_calls_on_every_call(function, texts[id(function)]))}
     helpers |= {function.name for function in spelling if function.name not in helpers
                 and not function.name.startswith("__") and not function.decorator_list
                 and _steps_under_if(function) and backpropagates(calls(function))}
     if helpers:
         called = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, helpers))) + r")\s*\(")
         helpers |= {function.name for function in functions if called.search(texts[id(function)])
-                    and any(_called_name(node) in helpers for node in _calls_on_every_call(function))}
+                    and any(_called_name(node) in helpers
+                            for node in _calls_on_every_call(function, texts[id(function)]))}
     return helpers
 
 
@@ -685,16 +687,20 @@ def _steps_under_if(function: ast.stmt) -> bool:
     return False
 
 
-def _calls_on_every_call(function: ast.stmt) -> List[ast.Call]:
+def _calls_on_every_call(function: ast.stmt, text: Optional[str] = None) -> List[ast.Call]:
     """The calls a function may run on a call that runs its whole body, as `torchlint.training.calls.Functions.runs`
     reads them (a superset: whether a parameter is rebound is not asked): those of its statements outside
     loops, nested functions and classes, `except` handlers and `match` cases, through `with` and `try`, and
     those under an `if` that tests one of its parameters (`if update_grad:`, its `else`); none when it may return
     before its last statement, yield or await. A function whose only backward is in a loop of its own, under a
     test of something else, or after an early `return`, runs none on every call: a loop calling it is no
-    training loop of its own."""
+    training loop of its own.
+
+    `text`: the function's lines, if known: where they spell neither `yield` nor `await`, its statements alone
+    are walked for a `return` (an expression holds none), not its expressions."""
     body = function.body
     last = body[-1].lineno if body else 0
+    expressions = text is None or "yield" in text or "await" in text
     pending: List[ast.AST] = list(body)
     while pending:
         node = pending.pop()
@@ -705,7 +711,15 @@ def _calls_on_every_call(function: ast.stmt) -> List[ast.Call]:
             return []
         if kind is ast.Return and node.lineno < last:
             return []
-        pending.extend(ast.iter_child_nodes(node))
+        if expressions:
+            pending.extend(ast.iter_child_nodes(node))
+        else:
+            for block in _STATEMENT_BLOCKS:
+                inner = getattr(node, block, None)
+                if inner:
+                    pending.extend(inner)
+            for part in getattr(node, "handlers", ()) or getattr(node, "cases", ()):
+                pending.extend(part.body)
     arguments = function.args
     parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     parameters.discard("self")
