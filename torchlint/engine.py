@@ -501,6 +501,17 @@ def _cpython_parse(text: str) -> ast.Module:
         return compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
+def _push_inner_statements(statement: ast.AST, pending: list) -> None:
+    """Add the statements of `statement`'s blocks to `pending`: its body, `else` and `finally`, and the bodies of
+    its `except` handlers or `match` cases."""
+    for block in _STATEMENT_BLOCKS:
+        inner = getattr(statement, block, None)
+        if inner:
+            pending.extend(inner)
+    for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
+        pending.extend(part.body)
+
+
 def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.stmt]:
     """The `for`/`while` loops that contain a call that may be a backward.
 
@@ -540,12 +551,7 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
             classes.append(statement)
         elif isinstance(statement, ast.Match):
             matched.update(_import_bound(statement))
-        for block in _STATEMENT_BLOCKS:
-            inner = getattr(statement, block, None)
-            if inner:
-                pending.extend(inner)
-        for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
-            pending.extend(part.body)
+        _push_inner_statements(statement, pending)
     updates = _update_functions(functions, names, text)
     if not loops:
         return updates
@@ -714,12 +720,7 @@ def _calls_on_every_call(function: ast.stmt, text: Optional[str] = None) -> List
         if expressions:
             pending.extend(ast.iter_child_nodes(node))
         else:
-            for block in _STATEMENT_BLOCKS:
-                inner = getattr(node, block, None)
-                if inner:
-                    pending.extend(inner)
-            for part in getattr(node, "handlers", ()) or getattr(node, "cases", ()):
-                pending.extend(part.body)
+            _push_inner_statements(node, pending)
     arguments = function.args
     parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     parameters.discard("self")
