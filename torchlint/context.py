@@ -56,7 +56,7 @@ class FileContext:
         self._scoped: dict = {}  # id of a statement -> the ranges of its nodes
         self._unplaced: set = set()  # ids of the statements whose code is not known to occur once (`_placed`)
         self._lone_cr: Optional[bool] = None
-        self._members: dict = {}
+        self._parents: dict = {}  # id of a module-level statement -> `_parents_in` it
         self._offsets: Optional[dict] = None
         self._sole: Optional[set] = None
         self._crossing: Optional[List[_Crossing]] = None
@@ -88,7 +88,7 @@ class FileContext:
             if node in positions:
                 return positions[node]
         for top in self._loop_statements():
-            if id(top) not in self._scoped and id(node) in self._nodes_of(top):
+            if id(top) not in self._scoped and id(node) in self._parents_in(top):
                 return self._innermost_positions(top, node)[node]
         for top in self._loop_statements():  # a layout node (a parenthesis) the walk does not list
             positions = self._statement_positions(top)
@@ -98,11 +98,11 @@ class FileContext:
             self._positions = positions_of(self.module)
         return self._positions[node]
 
-    def _nodes_of(self, top: cst.CSTNode) -> Dict[int, Optional[cst.CSTNode]]:
+    def _parents_in(self, top: cst.CSTNode) -> Dict[int, Optional[cst.CSTNode]]:
         """id of each node of `top` (as `preorder` lists them) -> its parent (None for `top`)."""
-        parents = self._members.get(id(top))
+        parents = self._parents.get(id(top))
         if parents is None:
-            parents = self._members[id(top)] = {id(top): None}
+            parents = self._parents[id(top)] = {id(top): None}
             stack = [top]
             while stack:
                 current = stack.pop()
@@ -117,20 +117,20 @@ class FileContext:
         blocks around it, and moved down to where its code is. Its code is where it is, so where it occurs
         once it is there. A code generation of a line or a block, where `top` may be a class of a thousand
         lines; `top` itself when no statement inside it is known to be alone."""
-        parents = self._nodes_of(top)
+        parents = self._parents_in(top)
         current: Optional[cst.CSTNode] = node
         while current is not None and current is not top:
             parent = parents[id(current)]
+            # (a statement placed already holds the node, and `_position` found it there)
             if type(parent) is cst.IndentedBlock and id(current) not in self._unplaced:
-                placed = self._scoped.get(id(current)) or self._placed(current, top, parents)
+                placed = self._placed(current, parents)
                 if placed is not None:
                     return placed
                 self._unplaced.add(id(current))
             current = parent
         return self._statement_positions(top)
 
-    def _placed(self, statement: cst.CSTNode, top: cst.CSTNode,
-                parents: Dict[int, Optional[cst.CSTNode]]) -> Optional["Positions"]:
+    def _placed(self, statement: cst.CSTNode, parents: Dict[int, Optional[cst.CSTNode]]) -> Optional["Positions"]:
         if self._lone_cr is None:  # LibCST counts a lone `\r` as a line break: the search below does not
             self._lone_cr = "\r" in self._program.replace("\r\n", "")
         if self._lone_cr:
