@@ -475,9 +475,6 @@ _BACKWARD_METHODS = frozenset({"backward", "manual_backward", "grad"})
 # of every call of `backward` or `manual_backward` (or `_backward`: a superset) matches.
 _BACKWARD_CALLED = re.compile(r"backward(?:\s|\\|#[^\n]*)*\(")
 _LOOP_WORDS = re.compile(r"backward\b|\bgrad\b")
-_STATEMENT_BLOCKS = ("body", "orelse", "finalbody")
-
-
 def _candidate_loops_in(text: str, path: str = "") -> bool:
     tree = _python_tree(text)
     return tree is None or bool(_candidate_loops(tree, text, path))
@@ -501,17 +498,6 @@ def _cpython_parse(text: str) -> ast.Module:
         return compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
-def _push_inner_statements(statement: ast.AST, pending: list) -> None:
-    """Add the statements of `statement`'s blocks to `pending`: its body, `else` and `finally`, and the bodies of
-    its `except` handlers or `match` cases."""
-    for block in _STATEMENT_BLOCKS:
-        inner = getattr(statement, block, None)
-        if inner:
-            pending.extend(inner)
-    for part in getattr(statement, "handlers", ()) or getattr(statement, "cases", ()):
-        pending.extend(part.body)
-
-
 def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.stmt]:
     """The `for`/`while` loops that contain a call that may be a backward.
 
@@ -529,6 +515,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
     another file (`torchlint.training.calls.Functions.remote`): a loop that
     calls one of the names `_project_entries` gives is kept too.
     """
+    from torchlint.sparse import inner_statements
+
     loops: List[ast.stmt] = []
     functions: List[ast.stmt] = []
     names = {"backward", "grad"}
@@ -551,7 +539,7 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
             classes.append(statement)
         elif isinstance(statement, ast.Match):
             matched.update(_import_bound(statement))
-        _push_inner_statements(statement, pending)
+        pending.extend(inner_statements(statement))
     updates = _update_functions(functions, names, text)
     if not loops:
         return updates
@@ -704,6 +692,8 @@ def _calls_on_every_call(function: ast.stmt, text: Optional[str] = None) -> List
 
     `text`: the function's lines, if known: where they spell neither `yield` nor `await`, its statements alone
     are walked for a `return` (an expression holds none), not its expressions."""
+    from torchlint.sparse import inner_statements
+
     body = function.body
     last = body[-1].lineno if body else 0
     expressions = text is None or "yield" in text or "await" in text
@@ -720,7 +710,7 @@ def _calls_on_every_call(function: ast.stmt, text: Optional[str] = None) -> List
         if expressions:
             pending.extend(ast.iter_child_nodes(node))
         else:
-            _push_inner_statements(node, pending)
+            pending.extend(inner_statements(node))
     arguments = function.args
     parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     parameters.discard("self")

@@ -138,7 +138,7 @@ def _sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> O
                 if shaped[id(statement)]:
                     whole.add(id(statement))
                     known.update(_IDENTIFIER.findall(helper))
-            pending.extend(_children(statement))
+            pending.extend(inner_statements(statement))
         # `criterion = SSDLoss(...)` with `criterion` named there: the `__call__`/`forward` that training.origin
         # follows when the object is called (and what those name in turn)
         for method in _calls_of_objects(constructed, known):
@@ -263,7 +263,7 @@ def _constructed_classes(tree: ast.Module) -> Tuple[dict, dict]:
     pending: List[ast.stmt] = list(tree.body)
     while pending:  # statements only: neither a class nor an assignment sits in an expression
         node = pending.pop()
-        pending.extend(_children(node))
+        pending.extend(inner_statements(node))
         if isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, []).append(node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
@@ -376,7 +376,7 @@ def _outermost_functions_holding(tree: ast.Module, loop_ids: Set[int]) -> Option
         if function is None and isinstance(statement, _FUNCTIONS):
             function = statement
         in_class = in_class or isinstance(statement, ast.ClassDef)
-        pending.extend((child, function, in_class) for child in _children(statement))
+        pending.extend((child, function, in_class) for child in inner_statements(statement))
     return holders, in_script
 
 
@@ -391,7 +391,7 @@ def _script(tree: ast.Module) -> Tuple[Set[int], List[int]]:
         if isinstance(statement, _FUNCTIONS + (ast.ClassDef,)):
             continue
         found.add(id(statement))
-        children = _children(statement)
+        children = inner_statements(statement)
         first, last = first_line(statement), statement.end_lineno or statement.lineno
         own = set(range(first, last + 1))
         for child in children:  # a compound statement's own lines: its header and clauses (`else:`, `except E:`)
@@ -421,7 +421,7 @@ def _needed_bindings(tree: ast.Module, whole: Set[int], known: Set[str]) -> Set[
             bindings.append((statement, keys, values))
             if _imports_framework(statement):
                 frameworks.add(id(statement))
-        pending.extend(_children(statement))
+        pending.extend(inner_statements(statement))
     needed: Set[int] = set()
     grown = True
     while grown:
@@ -458,7 +458,7 @@ def _calls_of(tree: ast.Module, whole: Set[int], functions: Set[str], lines: Lis
         statement = pending.pop()
         if id(statement) in whole:
             continue
-        children = _children(statement)
+        children = inner_statements(statement)
         if not children and not isinstance(statement, _FUNCTIONS + (ast.ClassDef,)) \
                 and _any_within(naming, first_line(statement), statement.end_lineno):
             for part in calls(statement):
@@ -504,7 +504,7 @@ def _users_of(tree: ast.Module, whole: Set[int], functions: Set[str], depth: int
                 if id(user) not in seen:
                     seen.add(id(user))
                     users.append(user)
-            pending.extend((child, inside) for child in _children(statement))
+            pending.extend((child, inside) for child in inner_statements(statement))
         found.extend(users)
         functions = {user.name for user in users if isinstance(user, _FUNCTIONS) and _top_level(user, tree)}
         if not functions:
@@ -521,7 +521,7 @@ def _top_level(function: ast.stmt, tree: ast.Module) -> bool:
         if statement is function:
             return True
         if isinstance(statement, (ast.If, ast.Try, ast.With)):
-            pending.extend(_children(statement))
+            pending.extend(inner_statements(statement))
     return False
 
 
@@ -631,7 +631,7 @@ def _keeping(statements: List[ast.stmt], whole: Set[int], needed: Set[int]) -> S
     def visit(statement: ast.stmt) -> bool:
         keep = id(statement) in whole or id(statement) in needed
         if id(statement) not in whole:
-            for child in _children(statement):
+            for child in inner_statements(statement):
                 keep = visit(child) or keep
         if keep:
             keeping.add(id(statement))
@@ -728,7 +728,9 @@ _BLOCK_FIELDS: dict = {}
 _MEMO: Optional[dict] = None
 
 
-def _children(statement: ast.stmt) -> List[ast.stmt]:
+def inner_statements(statement: ast.stmt) -> List[ast.stmt]:
+    """The statements of `statement`'s blocks: its body, `else` and `finally`, and the bodies of its `except`
+    handlers or `match` cases, in that order."""
     memo = _MEMO
     if memo is not None:
         found = memo.get(id(statement))
