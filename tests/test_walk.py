@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import List
 
@@ -9,7 +10,7 @@ import libcst as cst
 import pytest
 
 from torchlint.names import iter_names
-from torchlint.walk import calls_in, preorder
+from torchlint.walk import calls_in, children, preorder, remembering
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "corpus").glob("*.py"))[::4] + sorted((ROOT / "examples").glob("*.py")) + [
@@ -108,19 +109,41 @@ class _Names(cst.CSTVisitor):
         return False
 
 
+@pytest.mark.parametrize("remembered", [False, True], ids=["fresh", "remembered"])
 @pytest.mark.parametrize("source", SOURCES + [CONSTRUCTS], ids=lambda s: s.name if isinstance(s, Path) else "constructs")
-def test_walks_agree_with_libcst_visitors(source):
+def test_walks_agree_with_libcst_visitors(source, remembered):
+    """As they walk a file for the first time, and again and again while a file is analysed (`remembering`),
+    when `children` hands out the lists it gave before."""
     module = cst.parse_module(source.read_text(encoding="utf-8") if isinstance(source, Path) else source)
     recorder = _Recorder()
     module.visit(recorder)
-    assert [node for node in preorder(module) if isinstance(node, MEANINGFUL)] == recorder.order
-    for statement in module.body:
-        expected = _CallsOutsideLambdas()
-        statement.visit(expected)
-        assert calls_in(statement) == expected.calls
-        names = _Names()
-        statement.visit(names)
-        assert list(iter_names(statement)) == names.found
+    with remembering() if remembered else contextlib.nullcontext():
+        for _ in range(3 if remembered else 1):
+            assert [node for node in preorder(module) if isinstance(node, MEANINGFUL)] == recorder.order
+            for statement in module.body:
+                expected = _CallsOutsideLambdas()
+                statement.visit(expected)
+                assert calls_in(statement) == expected.calls
+                names = _Names()
+                statement.visit(names)
+                assert list(iter_names(statement)) == names.found
+
+
+def test_children_are_remembered_only_inside_the_block_and_per_node():
+    module = cst.parse_module("loss = model(x)\nloss.backward()\n")
+    first, second = module.body
+    outside = children(first)
+    assert children(first) is not outside  # no memory outside the block: a fresh list each time
+    with remembering():
+        inside = children(first)
+        assert children(first) is inside
+        with remembering():  # a nested block shares the outer one's memory
+            assert children(first) is inside
+        assert children(second) == [second.body[0]] and children(second) is not inside
+        # another node equal in code is another node
+        again = cst.parse_module("loss = model(x)\n").body[0]
+        assert children(again) is not inside and children(again)[0] is again.body[0]
+    assert children(first) is not inside  # forgotten after it
 
 
 def test_node_classes_tested_by_their_type_have_no_subclasses():

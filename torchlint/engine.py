@@ -236,9 +236,9 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
     the other files of the project the facts read (`torchlint.project`): the findings rest on them too."""
     import libcst as cst
 
-    from torchlint.context import FileContext
     from torchlint.parse import parse_module
     from torchlint.rules import SYNTAX_ERROR
+    from torchlint.walk import remembering
 
     text, statement_lines = screened.text, screened.statement_lines
     if parse_limit is not None and screened.parse_size > parse_limit:
@@ -258,9 +258,19 @@ def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Option
         return [Diagnostic(code, name, ERROR, message, path, line, column, line, column + 1)], []
     except (RecursionError, MemoryError) as error:
         return [], [Problem(path, f"{path}: cannot parse: {type(error).__name__}", "unreadable")]
+    with remembering():  # the facts and the rules walk the same nodes again and again
+        return _checked(screened, path, rules, module, None if parser is not None else screened.program,
+                        dependencies)
+
+
+def _checked(screened: Screened, path: str, rules: Sequence[Type], module, program: Optional[str],
+             dependencies: Optional[List[str]]) -> Tuple[List[Diagnostic], List[Problem]]:
+    """The findings of `rules` in the parsed `module` of `screened` (`analyse`); `program`: the text LibCST
+    parsed, when it is not the file's."""
+    from torchlint.context import FileContext
 
     try:
-        context = FileContext(path, text, module, statement_lines, None if parser is not None else screened.program)
+        context = FileContext(path, screened.text, module, screened.statement_lines, program)
     except Exception as error:  # noqa: BLE001 - a crash in shared analysis must not stop the run
         detail = traceback.format_exc()
         return [], [Problem(path, f"{path}: internal error while analysing loops: {type(error).__name__}: {error}",

@@ -8,9 +8,10 @@ visit children in source order, as `visit` does.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import fields
 from operator import attrgetter
-from typing import Callable, Dict, Iterator, List, Set, Tuple, Type
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, Type
 
 import libcst as cst
 
@@ -89,8 +90,35 @@ def _reader(kind: type) -> Callable[[cst.CSTNode], tuple]:
     return reader
 
 
+# While one file is analysed (`remembering`), each node's children as `children` found them, by the node's id,
+# with the node itself: it stays alive while it is remembered, so no other node takes its id meanwhile. The facts
+# and rules of a file walk the same statements again and again (about four times each node).
+_MEMO: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = None
+
+
+@contextlib.contextmanager
+def remembering() -> Iterator[None]:
+    """`children` remembers each node's answer inside the block (LibCST's nodes never change), and forgets
+    them all after it; nested blocks share the outermost one's."""
+    global _MEMO
+    if _MEMO is not None:
+        yield
+        return
+    _MEMO = {}
+    try:
+        yield
+    finally:
+        _MEMO = None
+
+
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The node's children that carry meaning, in source order."""
+    """The node's children that carry meaning, in source order. The list may be one `children` gave before
+    (`remembering`): read it, never change it."""
+    memo = _MEMO
+    if memo is not None:
+        known = memo.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
     reader = _READERS.get(type(node)) or _reader(type(node))
     found: List[cst.CSTNode] = []
     nodes, others = _NODES, _OTHERS
@@ -105,6 +133,8 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
                     found.append(item)
         elif kind not in others and _is_node(kind):
             found.append(value)
+    if memo is not None:
+        memo[id(node)] = (node, found)
     return found
 
 
@@ -128,8 +158,7 @@ def calls_in(node: cst.CSTNode) -> List[cst.Call]:
             push((current,))
         below = children(current)
         if below:
-            below.reverse()
-            extend(below)
+            extend(reversed(below))
     return calls
 
 
@@ -142,8 +171,7 @@ def preorder(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield current
         below = children(current)
         if below:
-            below.reverse()
-            extend(below)
+            extend(reversed(below))
 
 
 def contains(tree: cst.CSTNode, part: cst.CSTNode) -> bool:

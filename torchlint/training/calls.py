@@ -385,17 +385,20 @@ class Functions:
     def _find_remote(self, call: cst.Call, caller: Optional[cst.FunctionDef]) -> Optional[Remote]:
         project = self.names.project
         dotted = dotted_name(call.func)
-        if project is None or dotted is None or not project.index.carriers():
+        if project is None or dotted is None:
+            return None
+        index = project.index  # looked up once: it is found by the importer's path
+        if not index.carriers():
             return None
         imported = self.names.imported(dotted)
         if imported is not None:  # `train_step(...)`, `utils.train_step(...)`: a function of another file
-            if imported[1].rsplit(".", 1)[-1] not in project.index.carrier_functions():
+            if imported[1].rsplit(".", 1)[-1] not in index.carrier_functions():
                 return None
             located = project.locate(*imported)
             found = project.carrier(*located) if located is not None else None
             return Remote(found[0], found[1]) if found is not None else None
         receiver, method = (dotted, "__call__") if isinstance(call.func, cst.Name) else dotted.rsplit(".", 1)
-        if receiver == "self" or method not in project.index.carrier_methods():
+        if receiver == "self" or method not in index.carrier_methods():
             return None  # a method of the caller's own class (`callee`'s), or no class of the project runs one
         if caller is not None and receiver in parameter_names(caller):
             if caller is not self.module_functions.get(caller.name.value):
@@ -411,7 +414,7 @@ class Functions:
         if not name:
             return None
         if where is None:  # a class of this file
-            if not project.index.carries(os.path.abspath(str(project.importer)), name, method):
+            if not index.carries(os.path.abspath(str(project.importer)), name, method):
                 return None
             function = self.method_of_class(name, method)
             return Remote(None, function, receiver) if function is not None else None
