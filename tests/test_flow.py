@@ -738,12 +738,46 @@ def test_a_name_only_another_function_binds_raises_name_error_where_it_is_read(m
     assert (not step.pred) is raising  # after the raise, the branch's step is never reached
 
 
-@pytest.mark.parametrize("spelling", ["from apex import *", "globals()['amp'] = None", "exec('import amp')"])
+@pytest.mark.parametrize("spelling", [
+    "from apex import *", "from apex import*", "globals()['amp'] = None", "exec('import amp')", "eval ('1')",
+    "vars()['amp'] = None", "locals()", "__builtins__.amp = None", "sys.modules['amp'] = None",
+    "os.sys.modules['amp'] = None", "get_ipython().run_line_magic('load_ext', 'amp')",
+])
 def test_a_module_that_may_bind_names_it_does_not_spell_claims_no_name_error(spelling):
     from torchlint.flow.scopes import bound_only_in_functions
 
     assert "amp" in bound_only_in_functions(NAME_ONLY_ANOTHER_FUNCTION_BINDS)
     assert bound_only_in_functions(NAME_ONLY_ANOTHER_FUNCTION_BINDS + spelling + "\n") == frozenset()
+
+
+@pytest.mark.parametrize("spelling", [
+    "model.eval()", "self.exec(job)", "obj.globals()", "retrieval(x)", "my_locals()", "myimport * 2",
+    "not_sys.modules = 1", "my_get_ipython()", "# a comment that says nothing of imports",
+])
+def test_spellings_that_only_look_like_unspelled_bindings_leave_the_claim(spelling):
+    """A method named like one of them (`model.eval()`), or a longer word ending in one: no binding it hides."""
+    from torchlint.flow.scopes import bound_only_in_functions
+
+    assert "amp" in bound_only_in_functions(NAME_ONLY_ANOTHER_FUNCTION_BINDS + spelling + "\n")
+
+
+@pytest.mark.parametrize("source, found", [
+    ("import os\nfrom a import b\n", False),  # imports at the top level only: nothing to find
+    ("import os\ndef f():\n    import amp\n", True),
+    ("def f(): import amp\n", True),
+    ("x = 1; import amp\n", True),
+    ("if x:\n\tfrom apex.amp import scale\n", True),
+    ("s = 'import'\nimportlib.reload(m)\n", False),
+    ("x = 1\r\n  import amp\r\n", True),
+])
+def test_only_a_module_with_an_import_inside_a_block_is_compiled(source, found, monkeypatch):
+    from torchlint.flow import scopes
+
+    compiled = []
+    real = scopes.symtable.symtable
+    monkeypatch.setattr(scopes.symtable, "symtable", lambda *args: compiled.append(1) or real(*args))
+    scopes.bound_only_in_functions(source)
+    assert bool(compiled) is found
 
 
 def test_a_local_a_nested_function_may_read_is_not_claimed_unbound():

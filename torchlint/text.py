@@ -10,10 +10,14 @@ import re
 from typing import List
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# What `str.splitlines` breaks at besides `\n`: a text without any of them splits there as Python counts lines.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
 def split_lines(text: str) -> List[str]:
     """The lines of `text`, each with its line break, as Python counts them."""
+    if _OTHER_BREAKS.search(text) is None:
+        return text.splitlines(True)  # several times faster than the pattern
     return _LINE.findall(text)
 
 

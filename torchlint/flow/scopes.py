@@ -154,12 +154,45 @@ def _target_names(target: cst.BaseExpression) -> List[str]:
 
 
 _COMPREHENSION_SCOPES = frozenset({"listcomp", "setcomp", "dictcomp", "genexpr"})
-_UNSPELLED_BINDING = re.compile(r"\bimport\s*\*|(?<![\w.])(?:globals|vars|exec|eval|locals)\s*\(|__builtins__|"
-                                r"\bsys\.modules\b|\bget_ipython\b")
+# What binds names the statements do not spell: `import *`, `globals()` and its kin called by name (not
+# `model.eval()`), `__builtins__`, `sys.modules`, IPython. The words come first and what must not stand before
+# them is checked by `_binds_unspelled`: a pattern that opens with `\b` or a lookbehind is tried at every
+# position of the text, several times slower on a big file than one that opens with its words.
+_UNSPELLED_BINDING = re.compile(r"import\s*\*|(?:globals|vars|exec|eval|locals)\s*\(|__builtins__|sys\.modules\b|"
+                                r"get_ipython\b")
+_CALLED_BY_NAME = ("globals", "vars", "exec", "eval", "locals")
 
 
-# An import that may sit in a function: indented, or after a `;` or a `:` (`def f(): import amp`).
+# An import that may sit in a function: indented, or after a `;` or a `:` (`def f(): import amp`). It lies on one
+# line, so only the lines that spell `import` are searched (`_imports_in_a_block`).
 _INDENTED_IMPORT = re.compile(r"(?:^[ \t]+|[;:][ \t]*)(?:from[ \t]+\S+[ \t]+)?import\b", re.MULTILINE)
+
+
+def _imports_in_a_block(source: str) -> bool:
+    """Whether a line of `source` holds an import that may sit in a block (`_INDENTED_IMPORT`)."""
+    at = source.find("import")
+    while at >= 0:
+        start = source.rfind("\n", 0, at) + 1
+        end = source.find("\n", at)
+        end = len(source) if end < 0 else end
+        if _INDENTED_IMPORT.search(source, start, end) is not None:
+            return True
+        at = source.find("import", end)
+    return False
+
+
+def _binds_unspelled(source: str) -> bool:
+    """Whether `source` spells a way to bind names that its statements do not (`_UNSPELLED_BINDING`): the word
+    is not the end of a longer word, and a call of `globals()` or its kin is not a method's (`model.eval()`)."""
+    for match in _UNSPELLED_BINDING.finditer(source):
+        word = match.group()
+        if word.startswith("__builtins__"):
+            return True
+        before = source[match.start() - 1] if match.start() else " "
+        if before.isalnum() or before == "_" or (before == "." and word.startswith(_CALLED_BY_NAME)):
+            continue
+        return True
+    return False
 
 
 def bound_only_in_functions(source: str) -> FrozenSet[str]:
@@ -169,7 +202,7 @@ def bound_only_in_functions(source: str) -> FrozenSet[str]:
     function, they raise NameError (a module meant to be global, imported where only one function sees it). Empty when the module may bind
     names in ways its statements do not spell (a star import, `globals()`, `exec`, `sys.modules`, IPython) or when
     it does not compile."""
-    if _INDENTED_IMPORT.search(source) is None or _UNSPELLED_BINDING.search(source):
+    if not _imports_in_a_block(source) or _binds_unspelled(source):
         return frozenset()  # no import inside a block: nothing to find, and no compile
     try:
         with warnings.catch_warnings():  # compiling warns of what the linted code does (`"\d"`): not ours to print
