@@ -7,7 +7,7 @@ line separators; Python source lines end only at `\\n`, `\\r\\n` or `\\r`.
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import Iterator, List, Tuple
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 # What `str.splitlines` breaks at besides `\n`: a text without any of them splits there as Python counts lines.
@@ -19,6 +19,18 @@ def split_lines(text: str) -> List[str]:
     if _OTHER_BREAKS.search(text) is None:
         return text.splitlines(True)  # several times faster than the pattern
     return _LINE.findall(text)
+
+
+def lines_spelling(text: str, word: str) -> Iterator[Tuple[int, int]]:
+    """(start, end) of each line of `text` that spells `word`, once a line, in order; `end` is where its `\n` is
+    (or the text ends). Found with string searches, which are many times faster on a big text than a regular
+    expression tried at every line start."""
+    at = text.find(word)
+    while at >= 0:
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        yield text.rfind("\n", 0, at) + 1, end
+        at = text.find(word, end)
 
 
 def one_line(code: str) -> str:

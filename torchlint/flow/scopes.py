@@ -23,6 +23,7 @@ from typing import Callable, FrozenSet, List, Optional, Sequence, Union
 import libcst as cst
 
 from torchlint.names import dotted_name
+from torchlint.text import lines_spelling
 from torchlint.walk import children
 
 Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
@@ -170,15 +171,8 @@ _INDENTED_IMPORT = re.compile(r"(?:^[ \t]+|[;:][ \t]*)(?:from[ \t]+\S+[ \t]+)?im
 
 def _imports_in_a_block(source: str) -> bool:
     """Whether a line of `source` holds an import that may sit in a block (`_INDENTED_IMPORT`)."""
-    at = source.find("import")
-    while at >= 0:
-        start = source.rfind("\n", 0, at) + 1
-        end = source.find("\n", at)
-        end = len(source) if end < 0 else end
-        if _INDENTED_IMPORT.search(source, start, end) is not None:
-            return True
-        at = source.find("import", end)
-    return False
+    return any(_INDENTED_IMPORT.search(source, start, end) is not None
+               for start, end in lines_spelling(source, "import"))
 
 
 def _binds_unspelled(source: str) -> bool:
@@ -186,7 +180,7 @@ def _binds_unspelled(source: str) -> bool:
     is not the end of a longer word, and a call of `globals()` or its kin is not a method's (`model.eval()`)."""
     for match in _UNSPELLED_BINDING.finditer(source):
         word = match.group()
-        if word.startswith("__builtins__"):
+        if word == "__builtins__":
             return True
         before = source[match.start() - 1] if match.start() else " "
         if before.isalnum() or before == "_" or (before == "." and word.startswith(_CALLED_BY_NAME)):

@@ -44,6 +44,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from torchlint.collector import collector_paused
 from torchlint.project.imports import Lookup, module_file
 from torchlint.pywalk import nodes as all_nodes
+from torchlint.text import lines_spelling
 from torchlint.wrappers import SAME_MODULE_METHODS
 
 # How many folders above a file its repository's root (`.git`) is looked for.
@@ -1207,18 +1208,11 @@ def import_words(text: str) -> FrozenSet[str]:
     import over several lines, its first). Found with string searches: a regular expression anchored at every
     line start is several times slower on a big file."""
     lines: List[str] = []
-    start = 0
-    while True:
-        at = text.find("import", start)
-        if at < 0:
-            return frozenset(_WORD.findall("\n".join(lines)))
-        line_start = text.rfind("\n", 0, at) + 1
-        line_end = text.find("\n", at)
-        line_end = len(text) if line_end < 0 else line_end
-        line = text[line_start:line_end].lstrip()
+    for start, end in lines_spelling(text, "import"):
+        line = text[start:end].lstrip()
         if line.startswith(("from ", "import ", "from\t", "import\t")):
             lines.append(line)
-        start = line_end
+    return frozenset(_WORD.findall("\n".join(lines)))
 
 
 def top_level_functions(text: str) -> Set[str]:
