@@ -63,6 +63,7 @@ def main(argv: List[str]) -> int:
     rules = select_rules()
     seconds: Counter = Counter()
     counts: Counter = Counter()
+    fruitless: Counter = Counter()  # "seconds": LibCST's parse and the analysis of the files that found nothing
     paths = [item for item in discover(args.folders, respect_gitignore=False) if isinstance(item, Path)]
     for path in paths[::args.every]:
         shown = str(path)
@@ -90,8 +91,12 @@ def main(argv: List[str]) -> int:
             counts["sparse" if screened.program is not screened.text else "whole"] += 1
             start = time.process_time()
             before = _PARSED["file"] + _PARSED["other file"]
-            analyse(screened, shown, rules)
-            seconds["analyse"] += time.process_time() - start - (_PARSED["file"] + _PARSED["other file"] - before)
+            diagnostics, _ = analyse(screened, shown, rules)
+            spent = time.process_time() - start
+            seconds["analyse"] += spent - (_PARSED["file"] + _PARSED["other file"] - before)
+            # what a gate before LibCST could save at most: the files whose parse and analysis find nothing
+            counts["with findings" if diagnostics else "without"] += 1
+            fruitless["seconds"] += 0 if diagnostics else spent
     total = sum(seconds.values()) + _PARSED["file"] + _PARSED["other file"]
     rows = [
         ("reading and the prefilter (the main process's, with the project index it builds)", seconds["read"]),
@@ -110,6 +115,11 @@ def main(argv: List[str]) -> int:
     print(f"LibCST was given {given:,} characters of the {own:,} in the files it parsed "
           f"({given / own:.0%})" if own else "LibCST parsed nothing", end="")
     print(f", and {_GIVEN['other file']:,} of other files of their projects.")
+    analysed = _PARSED["file"] + _PARSED["other file"] + seconds["analyse"]
+    if counts["parsed"]:
+        print(f"{counts['with findings']} of the {counts['parsed']} files given to LibCST have a finding; LibCST's "
+              f"parse and the analysis of the other {counts['without']} took {fruitless['seconds']:.1f} s of "
+              f"their {analysed:.1f} s ({fruitless['seconds'] / analysed:.0%})" if analysed else "")
     return 0
 
 

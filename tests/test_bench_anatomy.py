@@ -32,3 +32,10 @@ def test_anatomy_splits_the_time_of_the_examples_and_counts_what_libcst_was_give
     given = re.search(r"LibCST was given ([\d,]+) characters of the ([\d,]+) in the files it parsed \((\d+)%\)",
                       done.stdout)
     assert given is not None and 0 < int(given.group(1).replace(",", "")) <= int(given.group(2).replace(",", ""))
+    # what a gate before LibCST could save at most: the parse and analysis of the files that found nothing
+    fruit = re.search(r"^(\d+) of the (\d+) files given to LibCST have a finding; LibCST's parse and the analysis of "
+                      r"the other (\d+) took (\d+\.\d) s of their (\d+\.\d) s \((\d+)%\)$", done.stdout, re.MULTILINE)
+    assert fruit is not None, done.stdout
+    found_some, given_files, without = map(int, fruit.groups()[:3])
+    assert given_files == parsed and found_some + without == parsed and 0 < found_some  # the examples hold bugs
+    assert float(fruit.group(4)) <= float(fruit.group(5)) and 0 <= int(fruit.group(6)) <= 100
