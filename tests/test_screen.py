@@ -512,3 +512,57 @@ def test_an_epoch_loop_calling_a_method_that_trains_in_its_own_loop_and_backprop
     """)
     assert _screened_findings(tmp_path, monkeypatch, engine, "from engine import Runner",
                               "runner.run(batches, optimizer)", before="runner = Runner(model)") == ["TL004", "TL010"]
+
+
+def _loops_with_and_without_trainers(screened: Screened, path: str):
+    """The training loops the facts find in the screened program, told the screen's `trainers` and not: each as its
+    body (an update function's loop is built afresh, around the function's own body)."""
+    from torchlint.context import FileContext
+    from torchlint.parse import parse_module
+
+    module = parse_module(screened.program)
+    told = FileContext(path, screened.text, module, screened.statement_lines, screened.program, screened.trainers)
+    untold = FileContext(path, screened.text, module, screened.statement_lines, screened.program, None)
+    return [id(loop.node.body) for loop in told.loops], [id(loop.node.body) for loop in untold.loops]
+
+
+def test_the_screen_names_what_a_loop_must_call_to_train_and_the_facts_pass_over_the_others(monkeypatch):
+    """A file with a loop that trains through a helper and loops that cannot train: the screen keeps the first and
+    names `update` among the trainers; the facts, told the trainers, pass over the others without following their
+    calls, and find the same loops as when not told."""
+    text = _loop_calling(RUNNING["through a helper of its own"]) + textwrap.dedent("""\
+
+
+        def evaluate(model, loader):
+            for x, y in loader:
+                print(model(x).mean().item())
+    """)
+    screened = _screened(text, "train.py", monkeypatch)
+    assert isinstance(screened, Screened)
+    assert {"update", "backward", "grad"} <= screened.trainers and "evaluate" not in screened.trainers
+    told, untold = _loops_with_and_without_trainers(screened, "train.py")
+    assert told == untold and len(told) == 1  # the helper's caller; `evaluate`'s loop trains nothing
+
+
+def test_no_trainers_are_named_when_every_loop_may_train(monkeypatch):
+    """Every loop of the file is kept: nothing for the facts to pass over."""
+    text = _loop_calling(RUNNING["on every call"])
+    screened = _screened(text, "train.py", monkeypatch)
+    assert isinstance(screened, Screened) and screened.trainers is None
+
+
+def test_the_facts_told_the_screens_trainers_find_the_loops_they_find_untold_across_the_corpus(monkeypatch):
+    """Over every file of the corpus, the examples and the fixtures that the screen hands on with trainers named:
+    the same training loops with them as without (the screen's test is a superset of the facts')."""
+    from conftest import REPO
+
+    checked = 0
+    for path in sorted(REPO.glob("tests/corpus/**/*.py")) + sorted(REPO.glob("examples/*.py")) \
+            + sorted(REPO.glob("fixtures/**/*.py")):
+        screened = _screened(path.read_text(encoding="utf-8"), str(path), monkeypatch)
+        if not isinstance(screened, Screened) or screened.trainers is None:
+            continue
+        checked += 1
+        told, untold = _loops_with_and_without_trainers(screened, str(path))
+        assert told == untold, path
+    assert checked > 100  # about 150 files name trainers

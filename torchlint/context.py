@@ -6,7 +6,7 @@ Built once per file by the engine and shared by every rule.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 from pathlib import Path
 
 import libcst as cst
@@ -37,10 +37,12 @@ class _Crossing(NamedTuple):
 
 class FileContext:
     def __init__(self, path: str, source: str, module: cst.Module,
-                 statement_lines: Optional[List[int]] = None, program: Optional[str] = None) -> None:
+                 statement_lines: Optional[List[int]] = None, program: Optional[str] = None,
+                 trainers: Optional[FrozenSet[str]] = None) -> None:
         """`statement_lines`: the first line of each of `module.body`'s statements, if known (from CPython's tree).
         `program`: the code `module` was parsed from, when it is not `source` (the sparse program,
-        `torchlint.sparse`: the same lines, some of them blanked)."""
+        `torchlint.sparse`: the same lines, some of them blanked). `trainers`: the names a loop's call must be
+        spelled with for the loop to train, as the screen found them (`engine.Screened`); None: not known."""
         self.path = path
         self.source = source
         self.module = module
@@ -50,7 +52,7 @@ class FileContext:
         self.names = ModuleNames(module)
         if path not in ("", "-") and Path(path).is_file():
             self.names.project = ProjectFiles(Path(path))
-        self.loops: List[TrainingLoop] = find_training_loops(module, self.names, source)
+        self.loops: List[TrainingLoop] = find_training_loops(module, self.names, source, trainers)
         self._positions = None
         self._statement_lines = statement_lines if statement_lines and len(statement_lines) == len(module.body) else None
         self._scoped: dict = {}  # id of a statement -> the ranges of its nodes

@@ -189,6 +189,8 @@ class Screened:
     text: str
     program: str
     statement_lines: Optional[List[int]]
+    # the names a call of a loop must be spelled with for the loop to train (`_gated_loops`); None: any call may
+    trainers: Optional[FrozenSet[str]] = None
 
     @property
     def parse_size(self) -> int:
@@ -216,7 +218,7 @@ def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
             return [], [Problem(path, f"{path}: {kept // (1024 * 1024)} MB of code that may hold training loops, over the "
                                       f"{MAX_PARSE_BYTES // (1024 * 1024)} MB that can be analysed; skipped", "unreadable")]
     tree = _python_tree(text) if filtering else None
-    loops = _candidate_loops(tree, text, path) if tree is not None else []
+    loops, trainers = _gated_loops(tree, text, path) if tree is not None else ([], None)
     if tree is not None and not loops:
         return [], []
     program, statement_lines = text, (_statement_lines(tree) if tree is not None else None)
@@ -226,7 +228,7 @@ def screen(text: str, path: str, parser: Optional["IncrementalParser"] = None
         sparse = sparse_program(text, tree, loops)
         if sparse is not None:
             program, statement_lines = sparse
-    return Screened(text, program, statement_lines)
+    return Screened(text, program, statement_lines, trainers)
 
 
 def analyse(screened: Screened, path: str, rules: Sequence[Type], parser: Optional["IncrementalParser"] = None,
@@ -270,7 +272,7 @@ def _checked(screened: Screened, path: str, rules: Sequence[Type], module, progr
     from torchlint.context import FileContext
 
     try:
-        context = FileContext(path, screened.text, module, screened.statement_lines, program)
+        context = FileContext(path, screened.text, module, screened.statement_lines, program, screened.trainers)
     except Exception as error:  # noqa: BLE001 - a crash in shared analysis must not stop the run
         detail = traceback.format_exc()
         return [], [Problem(path, f"{path}: internal error while analysing loops: {type(error).__name__}: {error}",
@@ -509,7 +511,16 @@ def _cpython_parse(text: str) -> ast.Module:
 
 
 def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.stmt]:
-    """The `for`/`while` loops that contain a call that may be a backward.
+    """The `for`/`while` loops that contain a call that may be a backward (`_gated_loops`)."""
+    return _gated_loops(tree, text, path)[0]
+
+
+def _gated_loops(tree: ast.Module, text: str, path: str = "") -> Tuple[List[ast.stmt], Optional[FrozenSet[str]]]:
+    """(the `for`/`while` loops that contain a call that may be a backward, the names such a call is spelled with).
+
+    The names: a loop none of whose calls is spelled with one of them (the callee's name or an attribute on the
+    way to it) is none of those loops, and trains neither (`training.loop`'s `_trains` skips it without following
+    its calls); None when every loop of the file is one.
 
     Files whose `backward(` or `grad(` calls all sit outside loops (or are
     definitions, comments, strings) are never handed to LibCST. The test is a
@@ -552,7 +563,7 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         pending.extend(inner_statements(statement))
     updates = _update_functions(functions, names, text)
     if not loops:
-        return updates
+        return updates, None
     methods = _BACKWARD_METHODS
     imported = _import_origins(imports)
     if "training_step(" in text and "transformers" in text and _subclasses_transformers(classes, imported):
@@ -574,7 +585,8 @@ def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.st
         chosen = {id(loop) for loop in found}
         found += [loop for loop in loops if id(loop) not in chosen and _spells_one_of(lines, loop, entries) and any(
             not _callee_parts(node.func).isdisjoint(entries) and runs(node) for node in calls(loop))]
-    return found + updates
+    trainers = None if len(found) == len(loops) else frozenset(names | methods | helpers | entries)
+    return found + updates, trainers
 
 
 def _subclasses_transformers(classes: List[ast.ClassDef], imported: Dict[str, Set[str]]) -> bool:

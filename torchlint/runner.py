@@ -382,7 +382,7 @@ class _Relay:
         self.sent.append(job)
         _, shown, text, codes, _ = job
         if self._warm():
-            self.queue.put((position, shown, text, codes, None, None, _index_facts(shown, text)))
+            self.queue.put((position, shown, text, codes, None, None, None, _index_facts(shown, text)))
             self.unanswered.add(position)
             return None
         with collector_paused():
@@ -392,7 +392,8 @@ class _Relay:
         if screened.parse_size > BIG_FILE_CHARS:
             return _Deferred(screened)  # analysed after the workers, in a process of its own
         program = "" if screened.program is text else screened.program
-        self.queue.put((position, shown, text, codes, program, screened.statement_lines, _index_facts(shown, text)))
+        self.queue.put((position, shown, text, codes, program, screened.statement_lines, screened.trainers,
+                        _index_facts(shown, text)))
         self.unanswered.add(position)
         return None
 
@@ -502,8 +503,8 @@ def _relay_worker(queue, pipes: list, me: int) -> None:
             item = queue.get()
             if item is None:
                 break
-            position, shown, text, codes, program, statement_lines, facts = item
-            screened = None if program is None else Screened(text, program or text, statement_lines)
+            position, shown, text, codes, program, statement_lines, trainers, facts = item
+            screened = None if program is None else Screened(text, program or text, statement_lines, trainers)
             try:
                 if facts is not None:
                     from torchlint.project.index import adopt

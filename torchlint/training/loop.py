@@ -1940,12 +1940,15 @@ def grad_mode(item: cst.BaseExpression, names: ModuleNames) -> Optional[str]:
 # --- building the facts -------------------------------------------------------------
 
 
-def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None) -> List[TrainingLoop]:
-    """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none."""
+def find_training_loops(module: cst.Module, names: ModuleNames, source: Optional[str] = None,
+                        trainers: Optional[FrozenSet[str]] = None) -> List[TrainingLoop]:
+    """Every training loop of `module`; `source`, its text if known, spares looking for `:=` where it has none.
+    `trainers`: the names one of a loop's calls must be spelled with for the loop to train, if known (the screen's,
+    `engine._gated_loops`): a loop with no such call is passed over without following its calls."""
     autograd = frameworks.Autograd(names)
     if autograd.is_torch is False:
         return []  # another framework's file (Gluon, Paddle, OneFlow imported `as torch`...): not PyTorch
-    finder = _LoopFinder(module, names, walrus=source is None or ":=" in source, source=source)
+    finder = _LoopFinder(module, names, walrus=source is None or ":=" in source, source=source, trainers=trainers)
     finder.walk(block_of(module), (), None, None, module)
     if autograd.is_torch is None and autograd.others:
         return [loop for loop in finder.loops if autograd.foreign(_trained_with(loop, names)) is None]
@@ -2038,8 +2041,9 @@ def _nested_blocks(statement: cst.CSTNode) -> List[cst.CSTNode]:
 
 class _LoopFinder:
     def __init__(self, module: cst.Module, names: ModuleNames, walrus: bool = True,
-                 source: Optional[str] = None) -> None:
+                 source: Optional[str] = None, trainers: Optional[FrozenSet[str]] = None) -> None:
         self.module = module
+        self.trainers = trainers
         self._functions: Optional[Functions] = None
         self.names = names
         self.walrus = walrus
@@ -2126,6 +2130,8 @@ class _LoopFinder:
         calls: List[cst.Call] = []
         if _calls_backward_directly(loop, self.names, calls):
             return True
+        if self.trainers is not None and all(self.trainers.isdisjoint(_callee_parts(call.func)) for call in calls):
+            return False  # the screen found no call here that may run a backward, of this file or another
         defined = self.names.functions  # a call of a function defined in this file can run one
         local = [call for call in calls if short_callee(call.func) in defined
                  or (self.inherits_framework and self.functions.callee(call, function) is not None)]
@@ -2424,6 +2430,17 @@ def _calls_backward_directly(loop: Loop, names: ModuleNames, calls: List[cst.Cal
                 else:
                     stack.extend(block_of(block_owner))
     return False
+
+
+def _callee_parts(func: cst.BaseExpression) -> Set[str]:
+    """`{"self", "scaler"}` for `self.scaler(...)`: the names a callee is spelled with (as `engine` finds them)."""
+    parts: Set[str] = set()
+    while isinstance(func, cst.Attribute):
+        parts.add(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        parts.add(func.value)
+    return parts
 
 
 def uses_attribute_of(node: cst.CSTNode, name: str) -> bool:
