@@ -291,10 +291,10 @@ def test_cli_fix_skips_a_file_whose_loop_analysis_crashes_and_fixes_the_others(t
     (tmp_path / "b.py").write_text(BUG)
     real_find = torchlint.context.find_training_loops
 
-    def find(module, names, source=None):
+    def find(module, names, source=None, trainers=None):
         if any(line.comment is not None and "crash here" in line.comment.value for line in module.header):
             raise RecursionError("maximum recursion depth exceeded")
-        return real_find(module, names, source)
+        return real_find(module, names, source, trainers)
 
     (tmp_path / "a.py").write_text("# crash here\n" + BUG)
     monkeypatch.setattr(torchlint.context, "find_training_loops", find)
