@@ -489,7 +489,7 @@ _BACKWARD_CALLED = re.compile(r"backward(?:\s|\\|#[^\n]*)*\(")
 _LOOP_WORDS = re.compile(r"backward\b|\bgrad\b")
 def _candidate_loops_in(text: str, path: str = "") -> bool:
     tree = _python_tree(text)
-    return tree is None or bool(_candidate_loops(tree, text, path))
+    return tree is None or bool(_gated_loops(tree, text, path)[0])
 
 
 def _python_tree(text: str) -> Optional[ast.Module]:
@@ -508,11 +508,6 @@ def _cpython_parse(text: str) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return compile(text, "<torchlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-
-
-def _candidate_loops(tree: ast.Module, text: str, path: str = "") -> List[ast.stmt]:
-    """The `for`/`while` loops that contain a call that may be a backward (`_gated_loops`)."""
-    return _gated_loops(tree, text, path)[0]
 
 
 def _gated_loops(tree: ast.Module, text: str, path: str = "") -> Tuple[List[ast.stmt], Optional[FrozenSet[str]]]:

@@ -159,9 +159,9 @@ _COMPREHENSION_SCOPES = frozenset({"listcomp", "setcomp", "dictcomp", "genexpr"}
 # `model.eval()`), `__builtins__`, `sys.modules`, IPython. The words come first and what must not stand before
 # them is checked by `_binds_unspelled`: a pattern that opens with `\b` or a lookbehind is tried at every
 # position of the text, several times slower on a big file than one that opens with its words.
-_UNSPELLED_BINDING = re.compile(r"import\s*\*|(?:globals|vars|exec|eval|locals)\s*\(|__builtins__|sys\.modules\b|"
-                                r"get_ipython\b")
 _CALLED_BY_NAME = ("globals", "vars", "exec", "eval", "locals")
+_UNSPELLED_BINDING = re.compile(r"import\s*\*|(?:" + "|".join(_CALLED_BY_NAME) + r")\s*\(|__builtins__|sys\.modules\b|"
+                                r"get_ipython\b")
 
 
 # An import that may sit in a function: indented, or after a `;` or a `:` (`def f(): import amp`). It lies on one
