@@ -58,7 +58,9 @@ reads the parameters of (`Adam(model.parameters())`): a module carries no
 graph. Nor a value whose producer's code (a function of this file, the
 method of the project's classes the receiver is built from, or the
 `forward` of the project's class the model is built from, found through a
-package's `__init__.py` that imports it again) shows no forward pass
+package's `__init__.py` that imports it again, also when the model is moved
+as it is built, `Net(d).to(device)`, or built in a conditional expression,
+`Net(d).cuda() if cuda else Net(d)`) shows no forward pass
 entering the slot it hands back: a running reward baseline filled under
 `torch.no_grad()` from `torch.zeros(...)` and blended with the one handed
 back in; memories a model's `forward` collects from its layers (`x, mem =

@@ -56,6 +56,7 @@ from torchlint.flow.cfg import block_of
 from torchlint.names import ModuleNames, dotted_name, int_value, keyword, short_callee
 from torchlint.training import frameworks, graph, roles
 from torchlint.walk import calls_in, children, preorder
+from torchlint.wrappers import SAME_MODULE_METHODS
 
 MAX_DEPTH = 2
 
@@ -439,7 +440,8 @@ class Functions:
         values = [value for value in self.names.values_of(receiver)
                   if not (isinstance(value, cst.Name) and value.value == "None")]  # `self.model = None` until built
         if project is None:  # a file alone: its own classes only
-            constructors = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
+            constructors = {dotted_name(built.func) if isinstance(built, cst.Call) else None
+                            for value in values for built in _constructions(value)}
             classes = {(None, name) for name in constructors
                        if name is not None and len(self.names.classes.get(name, ())) == 1}
             if len(classes) != len(constructors):
@@ -470,17 +472,21 @@ class Functions:
         for a value that is no object of a class the code shows. Empty when the file does not bind the name."""
         project = self.names.project
         found = set()
-        for value in self.names.values_of(receiver) if values is None else values:
-            constructor = dotted_name(value.func) if isinstance(value, cst.Call) else None
-            imported = self.names.imported(constructor) if constructor is not None else None
-            located = project.locate(*imported) if imported is not None else None
-            if located is not None:
-                found.add(located)
-            elif constructor is not None and imported is None and len(self.names.classes.get(constructor, ())) == 1:
-                found.add((None, constructor))
-            else:
-                found.add(("", ""))
+        for bound in self.names.values_of(receiver) if values is None else values:
+            for value in _constructions(bound):
+                found.add(self._class_built(value, project))
         return found
+
+    def _class_built(self, value: cst.BaseExpression, project) -> Tuple[Optional[str], str]:
+        """(file, class) of the object `value` builds (`_classes_of`), ("", "") where the code shows none."""
+        constructor = dotted_name(value.func) if isinstance(value, cst.Call) else None
+        imported = self.names.imported(constructor) if constructor is not None else None
+        located = project.locate(*imported) if imported is not None else None
+        if located is not None:
+            return located
+        if constructor is not None and imported is None and len(self.names.classes.get(constructor, ())) == 1:
+            return None, constructor
+        return "", ""
 
     def passings(self, function: cst.FunctionDef) -> Optional[Tuple[Passing, ...]]:
         """Every place this file runs the top-level `function`, with the arguments it passes (`Passing`); None when
@@ -881,3 +887,17 @@ def _compose(inner: Tuple[Tuple[str, str], ...], outer: Tuple[Tuple[str, str], .
                 break
         composed.append((parameter, argument))
     return tuple(composed)
+
+
+def _constructions(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """What `value` may be built by: the construction behind the moves a module's methods make in place and hand
+    back (`Net(d).to(device)`, `Net(d).cuda().train()`: an object of `Net` all the same), on each side of a
+    conditional expression (`Net(d).cuda() if cuda else Net(d)`)."""
+    if isinstance(value, cst.IfExp):
+        yield from _constructions(value.body)
+        yield from _constructions(value.orelse)
+        return
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in SAME_MODULE_METHODS and isinstance(value.func.value, cst.Call):
+        value = value.func.value
+    yield value
