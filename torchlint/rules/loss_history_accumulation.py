@@ -9,7 +9,10 @@ torch criterion, also through arithmetic (`loss * x.size(0)`) or a tensor
 method that keeps the graph (`loss.mean()`, `loss.cpu()`), and through a
 loss function or a loss module's `forward` of this file or another of the
 project (`loss, cls_loss, loc_loss = criterion(...)` with `criterion =
-DetectionLoss()`: each part that comes from a torch criterion).
+DetectionLoss()`: each part that comes from a torch criterion). A total
+that starts as a tensor of its own (`torch.zeros(1, device=d).squeeze_()`,
+`torch.tensor(0.0)`, not made with `requires_grad=True`) is flagged the same
+way: the graph-attached term makes it hold every iteration's graph.
 
 ## Why is this bad?
 
@@ -54,11 +57,17 @@ then `mean.backward()`, `torch.autograd.grad(mean, params)` or
 graphs, not the history of the epoch. Nor a total set afresh for each batch
 of an enclosing loop before a loop that repeats updates on that batch
 (`for _ in range(n_critic):`, whose own values are not read): it holds one
-batch's repetitions.
+batch's repetitions. A loop of steps that reads no value of the enclosing
+iteration (`for epoch in range(n):` around `for idx in range(n_batch):
+users = sampler.sample()`) draws a new batch each step: its total is flagged.
 
 ## Fix safety
 
-Safe when every later use of `total` takes a number: the fix adds
+For a total that starts as a tensor, the fix detaches the term
+(`total += loss.detach()`) and is safe: the total keeps its value, dtype and
+device for every use, and a total that is differentiated later is not
+flagged at all. For a total that starts as a number, the fix is safe when
+every later use of `total` takes a number: the fix adds
 `.item()`, which turns the running total into a Python float and frees each
 iteration's graph. Every use around the loop is read, also of the values
 computed from it: printed, formatted, compared, rounded, written to a
@@ -101,8 +110,19 @@ class LossHistoryAccumulation(Rule):
                 if uses == DIFFERENTIATED:
                     continue  # the total is a loss built over the loop and backpropagated after it (TL001's)
                 added_code = context.code(added)
-                item = f"{added_code}.item()" if isinstance(added, (cst.Name, cst.Attribute, cst.Call)) \
-                    else f"({added_code}).item()"
+                simple = isinstance(added, (cst.Name, cst.Attribute, cst.Call))
+                if _fresh_tensor(loop.value_before_loop(total), context.names):
+                    # A tensor total stays one: the detached term keeps its value, dtype and device for every use.
+                    detached = f"{added_code}.detach()" if simple else f"({added_code}).detach()"
+                    message = (
+                        f"`{total}` adds up `{added_code}`, which is still attached to the graph: the tensor "
+                        f"`{total}` then holds the graph of every iteration, and memory grows each batch. "
+                        f"Accumulate `{detached}` instead."
+                    )
+                    yield Finding(update.node, message,
+                                  Fix(SAFE, f"Use `{detached}`", (context.replace(added, detached),)))
+                    continue
+                item = f"{added_code}.item()" if simple else f"({added_code}).item()"
                 message = (
                     f"`{total}` adds up `{added_code}`, which is still attached to the graph: `{total}` becomes "
                     f"a tensor holding the graph of every iteration, and memory grows each batch. "
@@ -242,6 +262,28 @@ print(total.item())
 """,
             line=6,
         ),
+        # A total that starts as a tensor stays one: the term is detached.
+        Example(
+            """
+import torch
+total = torch.zeros(())
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    total += loss
+print(total.item())
+""",
+            line=7,
+            fixed="""
+import torch
+total = torch.zeros(())
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    total += loss.detach()
+print(total.item())
+""",
+        ),
         # Weighted by the batch size: the product is still attached.
         Example(
             """
@@ -276,7 +318,8 @@ def _history_accumulations(loop: TrainingLoop, names: ModuleNames) -> List[Tuple
         total = assignment.target
         if added is None or total in backward_losses:
             continue
-        if not is_number(loop.value_before_loop(total)) or loop.carried(total) is None:
+        start = loop.value_before_loop(total)
+        if not (is_number(start) or _fresh_tensor(start, names)) or loop.carried(total) is None:
             continue
         if loop.grad_disabled_at(assignment, names) is not None or _reset_every_step(loop, total):
             continue
@@ -285,6 +328,24 @@ def _history_accumulations(loop: TrainingLoop, names: ModuleNames) -> List[Tuple
         if _attached_to_graph(loop, added, assignment, names, backward_losses):
             found.append((total, added, assignment))
     return found
+
+
+# torch factories that make a new tensor, with no graph unless asked for one (`requires_grad=True`)
+_TENSOR_FACTORIES = frozenset({"torch.zeros", "torch.tensor", "torch.scalar_tensor", "torch.zeros_like"})
+# what a fresh tensor may go through and stay a fresh tensor of the same value
+_KEEPING_FRESH = frozenset({"to", "cuda", "cpu", "float", "double", "half", "squeeze", "squeeze_", "view", "reshape"})
+
+
+def _fresh_tensor(value: Optional[cst.BaseExpression], names: ModuleNames) -> bool:
+    """`torch.zeros(1, device=device).squeeze_()`, `torch.tensor(0.0)`: a total that starts as a tensor of its own,
+    which nothing differentiates (a graph-attached term added to it is all the graph it holds)."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in _KEEPING_FRESH and names.qualify(value.func) is None:
+        value = value.func.value
+    if not isinstance(value, cst.Call) or names.callee(value) not in _TENSOR_FACTORIES:
+        return False
+    return not any(argument.keyword is not None and argument.keyword.value == "requires_grad"
+                   for argument in value.args)
 
 
 def _reset_every_step(loop: TrainingLoop, total: str) -> bool:
@@ -310,7 +371,23 @@ def _repeats_one_batch(loop: TrainingLoop, total: str) -> bool:
     around = {id(statement) for statement in nodes[loop.iteration.region.head].loops if statement is not node}
     entering = loop.flow.entering(loop.iteration.region, total)
     return bool(entering) and bool(around) and all(
-        around & set(map(id, nodes[definition.node].loops)) for definition in entering)
+        around & set(map(id, nodes[definition.node].loops)) for definition in entering) \
+        and _reads_enclosing_batch(loop, around)
+
+
+def _reads_enclosing_batch(loop: TrainingLoop, around: Set[int]) -> bool:
+    """The repeated body reads a value of an enclosing loop's iteration that it never rebinds (`real` of `for real
+    in loader`, or `x` unpacked from it): the batch it repeats on. A body that reads none (`for epoch in
+    range(n):` around `for idx in range(n_batch): users = sampler.sample()`) draws its data anew each time."""
+    region = loop.iteration.region
+    nodes = loop.flow.graph.nodes
+    rebound = {definition.name for index in region.body for definition in nodes[index].definitions}
+    read = {part.value for part in preorder(loop.node.body) if isinstance(part, cst.Name)} - rebound
+    for name in sorted(read):
+        entering = loop.flow.entering(region, name)
+        if entering and all(around & set(map(id, nodes[definition.node].loops)) for definition in entering):
+            return True
+    return False
 
 
 def _attached_to_graph(loop: TrainingLoop, added: cst.BaseExpression, assignment: Assignment, names: ModuleNames,
