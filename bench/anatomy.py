@@ -63,7 +63,7 @@ def main(argv: List[str]) -> int:
     rules = select_rules()
     seconds: Counter = Counter()
     counts: Counter = Counter()
-    fruitless: Counter = Counter()  # "seconds": LibCST's parse and the analysis of the files that found nothing
+    fruitless = 0.0  # seconds of LibCST's parse and the analysis of the files that found nothing
     paths = [item for item in discover(args.folders, respect_gitignore=False) if isinstance(item, Path)]
     for path in paths[::args.every]:
         shown = str(path)
@@ -96,7 +96,7 @@ def main(argv: List[str]) -> int:
             seconds["analyse"] += spent - (_PARSED["file"] + _PARSED["other file"] - before)
             # what a gate before LibCST could save at most: the files whose parse and analysis find nothing
             counts["with findings" if diagnostics else "without"] += 1
-            fruitless["seconds"] += 0 if diagnostics else spent
+            fruitless += 0 if diagnostics else spent
     total = sum(seconds.values()) + _PARSED["file"] + _PARSED["other file"]
     rows = [
         ("reading and the prefilter (the main process's, with the project index it builds)", seconds["read"]),
@@ -118,8 +118,8 @@ def main(argv: List[str]) -> int:
     analysed = _PARSED["file"] + _PARSED["other file"] + seconds["analyse"]
     if counts["parsed"]:
         print(f"{counts['with findings']} of the {counts['parsed']} files given to LibCST have a finding; LibCST's "
-              f"parse and the analysis of the other {counts['without']} took {fruitless['seconds']:.1f} s of "
-              f"their {analysed:.1f} s ({fruitless['seconds'] / analysed:.0%})" if analysed else "")
+              f"parse and the analysis of the other {counts['without']} took {fruitless:.1f} s of "
+              f"their {analysed:.1f} s ({fruitless / analysed:.0%})" if analysed else "")
     return 0
 
 

@@ -388,10 +388,16 @@ def wrapped_name(binding: Binding) -> Optional[str]:
     if callee is None or first is None or last_component(callee) not in MODULE_WRAPPERS:
         return None
     # `DDP(model.cuda(), ...)`, `DataParallel(model.to(device))`: the module moved, then wrapped
-    while isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) \
-            and first.func.attr.value in SAME_MODULE_METHODS:
-        first = first.func.value
-    return dotted_name(first)
+    return dotted_name(unmoved(first))
+
+
+def unmoved(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`value` before the moves a module's methods make in place and hand back: `model` of `model.cuda().to(d)`,
+    `Net(d)` of `Net(d).to(device).train()`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in SAME_MODULE_METHODS:
+        value = value.func.value
+    return value
 
 
 def _nested_blocks(statement: cst.CSTNode) -> list:

@@ -53,10 +53,9 @@ import libcst as cst
 
 from torchlint.flow import ControlFlowGraph, FunctionFlow
 from torchlint.flow.cfg import block_of
-from torchlint.names import ModuleNames, dotted_name, int_value, keyword, short_callee
+from torchlint.names import ModuleNames, dotted_name, int_value, keyword, short_callee, unmoved
 from torchlint.training import frameworks, graph, roles
 from torchlint.walk import calls_in, children, preorder
-from torchlint.wrappers import SAME_MODULE_METHODS
 
 MAX_DEPTH = 2
 
@@ -897,7 +896,4 @@ def _constructions(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield from _constructions(value.body)
         yield from _constructions(value.orelse)
         return
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-            and value.func.attr.value in SAME_MODULE_METHODS and isinstance(value.func.value, cst.Call):
-        value = value.func.value
-    yield value
+    yield unmoved(value)
