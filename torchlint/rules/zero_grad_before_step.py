@@ -52,7 +52,9 @@ continue`); another optimizer's reset, whose parameters the step does not
 touch; a parameter's gradient dropped under a test of its own values (`if
 p.grad.sum() == 0: p.grad = None`, `if not torch.isfinite(p.grad).all():`),
 which clears only the gradients the test picks (a test of whether there is a
-gradient, `p.grad is not None`, reads none: that reset is flagged).
+gradient, `p.grad is not None`, reads none: that reset is flagged); helpers
+called in turn that each reset, backpropagate and step (one per task): a
+backward runs between one helper's reset and the next one's step.
 
 ## Fix safety
 

@@ -1510,12 +1510,21 @@ class TrainingLoop:
         return found
 
     def _backward_between(self, a: Site, b: Site) -> bool:
-        """A backward that one call of the loop runs after `a` and before `b`, both run by that call too: SAC's
-        `agent.update_parameters()` resets, backpropagates and steps each of its optimizers in turn."""
-        order = self._in_one_call(a, b)
-        return order is not None and any(
-            self._in_one_call(a, backward) is not None and a.via.order < backward.via.order < b.via.order
-            for backward in self.loop_backwards)
+        """A backward that a call of the loop runs after `a` and before `b`: one call running all three (SAC's
+        `agent.update_parameters()` resets, backpropagates and steps each of its optimizers in turn), or the call
+        that runs `a` running a backward after it, or the one that runs `b` running one before it (three step
+        helpers called in turn, each resetting, backpropagating and stepping: the second one's reset comes after
+        the first one's backward, and the third one's step after its own backward)."""
+        together = self._in_one_call(a, b) is not None
+        for backward in self.loop_backwards:
+            after = self._in_one_call(a, backward)  # negative: `a` runs first
+            before = self._in_one_call(backward, b)  # negative: the backward runs first
+            if together:
+                if after is not None and after < 0 and before < 0:
+                    return True
+            elif (after is not None and after < 0) or (before is not None and before < 0):
+                return True
+        return False
 
     def learning_rate_read_after(self, step: StepSite, scheduler: str) -> bool:
         """Something that may run after `step` in the same iteration reads the learning rate (`print(
