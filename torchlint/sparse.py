@@ -113,9 +113,16 @@ def _sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> O
     constructed = _constructed_classes(tree)
     walked = _Walked()
     shaped: dict = {}  # function -> whether its shape makes it a helper (its name aside)
+    # functions that declare names `global` (or `nonlocal`): what they do with a name a loop spells is done to the
+    # loop's own variable (`global total` ... `total.backward()`), which the facts read there
+    sharing = _sharing_functions(tree, text)
     grown = True
     while grown:
         grown = False
+        for function, shared in sharing:
+            if id(function) not in whole and not shared.isdisjoint(known):
+                whole.add(id(function))
+                known.update(_IDENTIFIER.findall("".join(lines[first_line(function) - 1:function.end_lineno])))
         pending: List[ast.stmt] = list(tree.body)
         while pending:  # the helpers named there that may reset gradients or detach: kept whole too
             statement = pending.pop()
@@ -167,6 +174,42 @@ def _sparse_program(text: str, tree: ast.Module, loops: Iterable[ast.stmt]) -> O
     if not blanker.blanked:
         return None
     return "".join(blanker.lines), sorted(set(kept_top))
+
+
+def _sharing_functions(tree: ast.Module, text: str) -> List[Tuple[ast.stmt, Set[str]]]:
+    """(function, the names it declares `global` or `nonlocal`) for each function holding such a statement (in it
+    or in a function nested in it): found by string searches first, statements alone walked."""
+    lines = _declaration_lines(text)
+    if not lines:
+        return []
+    found: List[Tuple[ast.stmt, Set[str]]] = []
+    for function in _statements(tree):
+        if isinstance(function, _FUNCTIONS) and bisect.bisect_left(lines, function.lineno) \
+                < bisect.bisect_right(lines, function.end_lineno):
+            names: Set[str] = set()
+            pending: List[ast.stmt] = list(function.body)
+            while pending:
+                statement = pending.pop()
+                if isinstance(statement, (ast.Global, ast.Nonlocal)):
+                    names.update(statement.names)
+                pending.extend(inner_statements(statement))
+            if names:
+                found.append((function, names))
+    return found
+
+
+def _declaration_lines(text: str) -> List[int]:
+    """The numbers of the lines that start (after indentation) with `global ` or `nonlocal `, sorted."""
+    found = set()
+    for word in ("global", "nonlocal"):
+        at = text.find(word)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            end = at + len(word)
+            if not text[start:at].strip() and end < len(text) and text[end] in " \t\\":
+                found.add(text.count("\n", 0, at) + 1)
+            at = text.find(word, end)
+    return sorted(found)
 
 
 class _Walked:

@@ -9,7 +9,10 @@ torch criterion, also through arithmetic (`loss * x.size(0)`) or a tensor
 method that keeps the graph (`loss.mean()`, `loss.cpu()`), and through a
 loss function or a loss module's `forward` of this file or another of the
 project (`loss, cls_loss, loc_loss = criterion(...)` with `criterion =
-DetectionLoss()`: each part that comes from a torch criterion). A total
+DetectionLoss()`: each part that comes from a torch criterion), or the
+loss a called function backpropagated and handed back (`loss, acc =
+train_step(batch)` where `train_step` runs `loss.backward()` and returns
+that `loss`, whatever computed it). A total
 that starts as a tensor of its own (`torch.zeros(1, device=d).squeeze_()`,
 `torch.tensor(0.0)`, not made with `requires_grad=True`) is flagged the same
 way: the graph-attached term makes it hold every iteration's graph.
@@ -77,7 +80,9 @@ fix is offered when a use needs a tensor (`total.item()`, `total.cpu()`,
 `torch.stack([total])`): a float has none of these. Unsafe when a use is not
 shown to take a number: returned, kept in a list or a dict, handed to a
 function of another package (`wandb.log({"loss": total})`) or of this file,
-or an attribute (`self.total`) read in another method.
+or an attribute (`self.total`) read in another method. A nested function
+with a variable of the same name of its own (`def step(): loss = ...;
+loss.backward()`) does not use the total's.
 """
 
 from __future__ import annotations
@@ -88,6 +93,7 @@ from typing import Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from torchlint.context import FileContext
+from torchlint.flow.scopes import comprehension_targets, names_bound_in, parameter_names
 from torchlint.model import SAFE, UNSAFE, WARNING, Fix
 from torchlint.names import ModuleNames, dotted_name
 from torchlint.walk import children, preorder
@@ -408,6 +414,11 @@ def _attached_to_graph(loop: TrainingLoop, added: cst.BaseExpression, assignment
         # (`loss = loss.detach().cpu().numpy()` after the backward, then `total += loss`).
         reaching = loop.reaching(name, assignment)
         return not reaching or not all(cuts(definition, names) for definition in reaching)
+    if isinstance(added, cst.Name):
+        # `loss, acc = train_step(batch)`: the loss the called function backpropagated and handed back
+        reaching = loop.reaching(added.value, assignment)
+        if reaching and all(loop.backpropagated_result(definition) for definition in reaching):
+            return True
     origin = loop.origin(added, assignment, names)
     return bool(origin.reductions) and origin.reductions <= {"mean", "sum", "none", "configured"}
 
@@ -455,9 +466,9 @@ def _total_uses(context: FileContext, loop: TrainingLoop, total: str) -> str:
     if loop.function is None:
         scope = list(loop.enclosing[0][0]) if loop.enclosing else []  # the module, parsed whole
     elif "." not in total:
-        scope = [loop.function]
+        scope = [loop.function.body]
     elif total.startswith("self.") and total.count(".") == 1 and not _named_elsewhere(context, loop, total[5:]):
-        scope = [loop.function]  # `self.running_loss`, read in no other method
+        scope = [loop.function.body]  # `self.running_loss`, read in no other method
     else:
         return UNKNOWN  # another object's attribute (or read in other methods, which the parse may leave out)
     if not scope:
@@ -497,7 +508,9 @@ def _uses_in(scope: List[cst.CSTNode], name: str, names: ModuleNames) -> str:
 
 def _reads(scope: List[cst.CSTNode], name: str) -> Iterator[List[cst.CSTNode]]:
     """Each read of `name` (`x` or `self.x`) in `scope`, as the chain of nodes from a statement down to it;
-    assignments to it are not reads."""
+    assignments to it are not reads, nor are the names of a nested function that has its own variable so
+    named (`loss` of `def step(): loss = ...; loss.backward()` is not the module's `loss`)."""
+    head = name.split(".", 1)[0]
     stack: List[List[cst.CSTNode]] = [[statement] for statement in reversed(scope)]
     while stack:
         chain = stack.pop()
@@ -505,7 +518,27 @@ def _reads(scope: List[cst.CSTNode], name: str) -> Iterator[List[cst.CSTNode]]:
         if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == name and _is_read(chain):
             yield chain
             continue
+        if isinstance(node, _NESTED_SCOPES) and _own_variable(node, head):
+            if not isinstance(node, (cst.FunctionDef, cst.Lambda)):  # the first iterable is the enclosing scope's
+                stack.append(chain + [node.for_in, node.for_in.iter])
+            continue
         stack.extend(chain + [child] for child in reversed(children(node)))
+
+
+_NESTED_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _own_variable(function: cst.CSTNode, name: str) -> bool:
+    """`function` has a local variable `name` (a parameter, a comprehension's target, or bound in its body and not
+    declared `global` or `nonlocal` there): its reads of `name` are not the enclosing scope's."""
+    if isinstance(function, cst.Lambda):
+        return name in parameter_names(function.params)
+    if not isinstance(function, cst.FunctionDef):
+        return name in comprehension_targets(function)
+    if name not in names_bound_in(function):
+        return False
+    return not any(isinstance(node, (cst.Global, cst.Nonlocal)) and any(item.name.value == name for item in node.names)
+                   for node in preorder(function.body))
 
 
 def _is_read(chain: List[cst.CSTNode]) -> bool:

@@ -1129,6 +1129,34 @@ class TrainingLoop:
             return None
         return roles.argument_for(call, function, parameters.pop())
 
+    def backpropagated_result(self, definition: Optional[Definition]) -> bool:
+        """Whether `definition` takes, from the result of a call in the loop, the very tensor the called function
+        backpropagated: `loss, acc = train_step(batch)` where `train_step` runs `loss.backward()` and every
+        `return` gives that `loss` at that place, with no other binding of it reaching the `return`. A tensor
+        that was backpropagated is attached to a graph, whatever computed it (`sum(... for z in chunks)`)."""
+        if definition is None or definition.kind != "assign" or definition.position is None \
+                or not isinstance(definition.value, cst.Call):
+            return False
+        return self._remember(("backpropagated result", id(definition)),
+                              lambda: self._backpropagated_result(definition))
+
+    def _backpropagated_result(self, definition: Definition) -> bool:
+        call = definition.value
+        for backward in self.backwards:
+            via = backward.via
+            loss = backward.loss
+            if via is None or via.call is not call or not via.direct or not isinstance(loss, cst.Name):
+                continue
+            returns = [(node.syntax.value, node.index) for node in via.flow.graph.nodes
+                       if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
+            backpropagated = set(map(id, via.flow.reaching(via.node, loss.value)))
+            if returns and backpropagated and all(
+                    isinstance(part, cst.Name) and part.value == loss.value
+                    and {id(each) for each in via.flow.reaching(node, loss.value)} <= backpropagated
+                    for returned, node in returns for part in (slot_of(returned, definition.position),)):
+                return True
+        return False
+
     def called_function(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, Functions]]:
         """The function `call` runs, of this file or of another file of the project, with its file's functions."""
         if self.functions is not None:
