@@ -144,7 +144,7 @@ HEADER = ["repo", "commit", "path", "line", "code", "verdict", "class", "reason"
 HALVES = (
     "seen", "tuning", "check", "tuning-2", "check-2", "tuning-3", "check-3",
     "tuning-4", "check-4", "tuning-5", "check-5", "tuning-6", "check-6", "tuning-7", "check-7", "tuning-8", "check-8",
-    "tuning-9", "check-9",
+    "tuning-9", "check-9", "tuning-10", "check-10",
 )
 FIX_VERDICTS = ("none", "unsafe", "safe-ok", "safe-breaks")
 FP_CLASSES = (
