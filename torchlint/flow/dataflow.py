@@ -363,6 +363,14 @@ class Iteration:
             return True  # `b` never runs
         return self.dominates(a, b) or self.postdominates(a, b)
 
+    def every_pass_runs(self, nodes: FrozenSet[int]) -> bool:
+        """Every pass through the iteration that ends other than by raising runs one of `nodes` (`if a: f(x)
+        else: f(y)`). The head's way out of the loop, taken when no pass begins, is no pass."""
+        if self.head in nodes:
+            return True
+        reached = self._forward(self.head, nodes, around=False)
+        return not any(index in reached and index not in nodes for index in self._exits if index != self.head)
+
     def completes(self, node: int) -> bool:
         """Some path from `node` ends the iteration other than by raising (the back edge, `continue`,
         `break`, `return`, leaving the loop)."""

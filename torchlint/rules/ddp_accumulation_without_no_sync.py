@@ -22,7 +22,12 @@ forward on every iteration outside `no_sync()`. The forward may run in a
 function the loop calls with the model, of this file or another file of
 the project (`loss, output = train_class_batch(model, samples, targets,
 criterion)`, whose body runs `outputs = model(samples)` on every call, in
-a `with` of `autocast` at most): the finding is on that call.
+a `with` of `autocast` at most, or in each branch of an `if` that has an
+`else`): the finding is on that call. In a loop that is a window of its
+own, the forward may also be split over the branches of an `if`/`else`
+(`if amp: logits = model(x)` / `else: logits = model(x.float())`): every
+micro-batch runs one of them. A forward under an `if` without an `else`, or
+in one branch only, is not flagged there.
 
 ## Why is this bad?
 
@@ -96,7 +101,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -159,27 +164,41 @@ class DdpAccumulationWithoutNoSync(Rule):
 
     def _inner(self, context: FileContext, loop: TrainingLoop) -> Iterator[Finding]:
         """The forward of a DDP model on every iteration of a loop that is an accumulation window by itself
-        (`TrainingLoop.inner_window`): the step runs once, after the loop."""
+        (`TrainingLoop.inner_window`): the step runs once, after the loop. The forward is the model's call, or a
+        call of a function that runs it (`_helper_forward`); under an `if`, when every pass runs one of them (a
+        forward in each branch)."""
         window = loop.inner_window
         if window is None:
             return
         header = f"for {context.code(loop.node.target)} in {context.quote(loop.node.iter)}"
-        reported: Set[str] = set()
+        forwards: Dict[str, List[Tuple[CallSite, Optional[cst.Call], DdpWrap]]] = {}
         for call in loop.calls:
             model = _model_of(call)
-            if call.depth or call.guards or model is None or model in reported:
+            if call.depth or model is None:
                 continue
             if loop.grad_disabled_at(call, context.names) is not None:
                 continue
             kinds = [_context_kind(item, loop, call, context.names) for item in loop.outer_contexts + call.contexts]
             if any(kind != "neutral" for kind in kinds):
                 continue
-            wrap = ddp_wrap(loop, model, call, context.names)
-            if wrap is None:
+            wrap, forward = ddp_wrap(loop, model, call, context.names), None
+            if wrap is None:  # a function the loop calls with the model, which runs its forward
+                model, forward = _helper_forward(loop, call)
+                wrap = ddp_wrap(loop, model, call, context.names) if model is not None else None
+            if wrap is not None:
+                forwards.setdefault(model, []).append((call, forward, wrap))
+        for model, found in forwards.items():
+            unguarded = [each for each in found if not each[0].guards]
+            if unguarded:
+                call, forward, wrap = unguarded[0]
+            elif loop.on_every_pass([each[0] for each in found]):
+                call, forward, wrap = found[0]
+            else:
                 continue
-            reported.add(model)
-            head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` runs on every "
-                    f"micro-batch of `{header}`, but `{context.code(window.step.node)}` only once, after the loop")
+            runs = "runs on every micro-batch" if forward is None else \
+                f"runs the forward `{context.quote(forward)}` on every micro-batch"
+            head = (f"{_is_ddp_model(context, model, wrap)} and `{context.quote(call.node)}` {runs} of "
+                    f"`{header}`, but `{context.code(window.step.node)}` only once, after the loop")
             yield Finding(call.node, _message(context, loop, model, head, window.count.describe(context.code),
                                               _last_one(context, loop, model, window)))
 
@@ -369,11 +388,14 @@ def _helper_forward(loop: TrainingLoop, call: CallSite) -> Tuple[Optional[str], 
 
 def _parameter_forwards(function: cst.FunctionDef, parameters: Set[str]) -> dict:
     """parameter -> its first call (`model(x)`, `model.forward(x)`) in a statement of `function` that runs on every
-    call, in its body or in a `with` of neutral context managers (`autocast`)."""
+    call, in its body or in a `with` of neutral context managers (`autocast`), or in each branch of an `if` that
+    has an `else` (`if cached: model(x, feats) else: model(x)`)."""
+    return _block_forwards(list(block_of(function)), parameters)
+
+
+def _block_forwards(statements: Sequence[cst.CSTNode], parameters: Set[str]) -> dict:
     found: dict = {}
-    pending = list(block_of(function))
-    while pending:
-        statement = pending.pop(0)
+    for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
             for inner in calls_in(statement):
                 name = dotted_name(inner.func)
@@ -381,7 +403,14 @@ def _parameter_forwards(function: cst.FunctionDef, parameters: Set[str]) -> dict
                 if name in parameters and name not in found:
                     found[name] = inner
         elif isinstance(statement, cst.With) and all(_neutral_item(item) for item in statement.items):
-            pending[:0] = list(block_of(statement))
+            for name, inner in _block_forwards(list(block_of(statement)), parameters).items():
+                found.setdefault(name, inner)
+        elif isinstance(statement, cst.If) and statement.orelse is not None:
+            other = statement.orelse
+            elsewhere = _block_forwards([other] if isinstance(other, cst.If) else list(block_of(other)), parameters)
+            for name, inner in _block_forwards(list(block_of(statement)), parameters).items():
+                if name in elsewhere:
+                    found.setdefault(name, inner)
     return found
 
 

@@ -119,6 +119,11 @@ class TrainingLoop:
             return True
         return self.iteration.reaches(self._point(a), self._point(b), avoiding, around)
 
+    def on_every_pass(self, sites: Sequence[Where]) -> bool:
+        """Every pass through the iteration that does not raise runs one of `sites` (a forward in each branch of
+        an `if`/`else`)."""
+        return bool(sites) and self.iteration.every_pass_runs(frozenset(self._point(site)[0] for site in sites))
+
     def reaching(self, name: str, where: Where) -> List[Definition]:
         """The definitions of `name` that may give its value at `where` (a `start` one: from before the iteration)."""
         return self.iteration.reaching(self._point(where)[0], name)
