@@ -325,3 +325,22 @@ def test_progress_bar_only_for_long_runs_on_a_terminal(monkeypatch, capsys):
     assert "torchlint" in draw(cli.PROGRESS_MIN_FILES)
     monkeypatch.setenv("CI", "true")
     assert draw(cli.PROGRESS_MIN_FILES) == ""
+
+
+def test_a_reader_that_stops_reading_gets_no_traceback(tmp_path):
+    # `torchlint . | head -1`: the pipe closes while the report is printed
+    for index in range(3):
+        (tmp_path / f"train_{index}.py").write_text(
+            "for x, y in loader:\n"
+            "    loss = criterion(model(x), y)\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+        )
+    process = subprocess.Popen([sys.executable, "-m", "torchlint", "--no-cache", "--output-format", "full",
+                                str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # before anything is printed: the report's first write finds no reader
+    error = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert "Traceback" not in error
+    assert "BrokenPipeError" not in error
+    assert process.returncode == 2

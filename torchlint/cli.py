@@ -41,6 +41,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _check_command(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # whoever read the report stopped reading (`torchlint . | head`): nothing more can reach them, and the
+        # interpreter's last flush must not fail again on its way out
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
 
 
 # --- torchlint rule ----------------------------------------------------------------
