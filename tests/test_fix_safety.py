@@ -387,6 +387,8 @@ _TENSOR_USES = (
     "mean = total / len(loader)\nprint(mean.item())",
     "print(torch.stack([total, total]))",
     "print((total if total > 0 else -total).item())",
+    # a decorator runs where the function is made, in the total's scope, though the function has its own `total`
+    "@report(total.item())\ndef show(total):\n    return total\nshow(1)",
 )
 # Uses the code does not show to take a float: a function of another package, a list kept for later.
 _UNKNOWN_USES = (
@@ -401,6 +403,9 @@ _NUMBER_USES = (
     "print('%.3f' % total, '{:.2f}'.format(total))",
     "average = round(total / len(loader), 4)\nprint(average, float(average) > 0)",
     "print(max(total, 0.0) < 10)",
+    # a nested scope's own `total` is another variable: its tensor uses are not the running total's
+    "def summary(total):\n    return total.item()\nprint(total / len(loader), summary(torch.ones(1)))",
+    "print(total, [total.item() for total in model(torch.ones(3, 2))])",
 )
 
 

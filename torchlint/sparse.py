@@ -58,7 +58,7 @@ from collections import deque
 from typing import Callable, Iterable, List, Optional, Set, Tuple
 
 from torchlint.pywalk import calls, nodes as all_nodes
-from torchlint.text import split_lines
+from torchlint.text import lines_spelling, split_lines
 from torchlint.wrappers import AUTOGRAD_PACKAGES, HANDING_BACK, LOADERS, MODULE_WRAPPERS, SAME_MODULE_METHODS
 
 _IDENTIFIER = re.compile(r"\w+")
@@ -202,13 +202,10 @@ def _declaration_lines(text: str) -> List[int]:
     """The numbers of the lines that start (after indentation) with `global ` or `nonlocal `, sorted."""
     found = set()
     for word in ("global", "nonlocal"):
-        at = text.find(word)
-        while at >= 0:
-            start = text.rfind("\n", 0, at) + 1
-            end = at + len(word)
-            if not text[start:at].strip() and end < len(text) and text[end] in " \t\\":
-                found.add(text.count("\n", 0, at) + 1)
-            at = text.find(word, end)
+        for start, end in lines_spelling(text, word):
+            line = text[start:end].lstrip()
+            if line.startswith(word) and line[len(word):len(word) + 1] in (" ", "\t", "\\"):
+                found.add(text.count("\n", 0, start) + 1)
     return sorted(found)
 
 

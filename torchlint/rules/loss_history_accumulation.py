@@ -519,7 +519,11 @@ def _reads(scope: List[cst.CSTNode], name: str) -> Iterator[List[cst.CSTNode]]:
             yield chain
             continue
         if isinstance(node, _NESTED_SCOPES) and _own_variable(node, head):
-            if not isinstance(node, (cst.FunctionDef, cst.Lambda)):  # the first iterable is the enclosing scope's
+            # what runs in the enclosing scope still reads its `name`: a function's decorators, a comprehension's
+            # first iterable
+            if isinstance(node, cst.FunctionDef):
+                stack.extend(chain + [decorator] for decorator in reversed(node.decorators))
+            elif not isinstance(node, cst.Lambda):
                 stack.append(chain + [node.for_in, node.for_in.iter])
             continue
         stack.extend(chain + [child] for child in reversed(children(node)))

@@ -558,8 +558,7 @@ class Functions:
 
     def returns(self, function: cst.FunctionDef) -> List[Tuple[cst.BaseExpression, int]]:
         """Each value `function` returns, with the node of its `return` in the function's graph."""
-        return [(node.syntax.value, node.index) for node in self.flow(function).graph.nodes
-                if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
+        return returned_values(self.flow(function))
 
     def returns_calls_of(self, function: cst.FunctionDef, callees: FrozenSet[str]) -> bool:
         """Every value `function` returns is a call of one of `callees` (qualified names) made in it: `return
@@ -886,6 +885,12 @@ def _compose(inner: Tuple[Tuple[str, str], ...], outer: Tuple[Tuple[str, str], .
                 break
         composed.append((parameter, argument))
     return tuple(composed)
+
+
+def returned_values(flow: FunctionFlow) -> List[Tuple[cst.BaseExpression, int]]:
+    """Each value a function returns, with the node of its `return` in `flow`, the function's graph."""
+    return [(node.syntax.value, node.index) for node in flow.graph.nodes
+            if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
 
 
 def _constructions(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

@@ -29,7 +29,9 @@ from torchlint.names import (
     NO_GRAD_CONTEXTS, ModuleNames, dotted_name, int_value, iter_names, keyword, positional, short_callee, slot_of,
 )
 from torchlint.training import frameworks, graph, nodes, roles, windows
-from torchlint.training.calls import Functions, Scope, Via, argument_for, default_of, parameter_names
+from torchlint.training.calls import (
+    Functions, Scope, Via, argument_for, default_of, parameter_names, returned_values,
+)
 from torchlint.training.forward import model_forwards
 from torchlint.training.nodes import GraphNodes, Region
 from torchlint.training.origin import Division, DivisionFinder, LossOrigin, OriginTracer
@@ -1152,8 +1154,7 @@ class TrainingLoop:
             loss = backward.loss
             if via is None or via.call is not call or not via.direct or not isinstance(loss, cst.Name):
                 continue
-            returns = [(node.syntax.value, node.index) for node in via.flow.graph.nodes
-                       if isinstance(node.syntax, cst.Return) and node.syntax.value is not None]
+            returns = returned_values(via.flow)
             backpropagated = set(map(id, via.flow.reaching(via.node, loss.value)))
             if returns and backpropagated and all(
                     isinstance(part, cst.Name) and part.value == loss.value
