@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import libcst as cst
+import pytest
 
 from conftest import PROJECT_URLS, REPO, write
 
@@ -344,3 +345,50 @@ def test_a_reader_that_stops_reading_gets_no_traceback(tmp_path):
     assert "Traceback" not in error
     assert "BrokenPipeError" not in error
     assert process.returncode == 2
+
+
+def test_the_process_that_reads_a_folder_makes_no_full_collection_and_restores_the_collector(tmp_path):
+    # The main process keeps what it reads of every file, so its heap only grows: the cyclic collector's full
+    # collections (each a walk of all of it) are off while it reads and hands out files, and back after.
+    for index in range(3):
+        (tmp_path / f"train_{index}.py").write_text(
+            "for x, y in loader:\n"
+            "    optimizer.zero_grad()\n"
+            "    loss = criterion(model(x), y)\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+        )
+    script = textwrap.dedent(f"""
+        import gc, json, sys
+        from torchlint import runner
+        from torchlint.cli import main
+        seen = []
+        real = runner.lint_files
+        def lint_files(*args, **kwargs):
+            seen.append(gc.get_threshold())
+            return real(*args, **kwargs)
+        runner.lint_files = lint_files
+        before = gc.get_threshold()
+        code = main(["--no-cache", "--output-format", "concise", {str(tmp_path)!r}])
+        print(json.dumps({{"code": code, "before": before, "during": seen, "after": gc.get_threshold()}}))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["code"] == 0
+    assert report["after"] == report["before"]
+    [during] = report["during"]
+    assert during[:2] == report["before"][:2]  # the young generations are collected as ever
+    assert during[2] > 1_000_000  # the oldest never is, automatically
+
+
+def test_young_collections_only_restores_the_thresholds_when_the_block_raises():
+    import gc
+
+    from torchlint.collector import young_collections_only
+
+    before = gc.get_threshold()
+    with pytest.raises(KeyError):
+        with young_collections_only():
+            assert gc.get_threshold()[2] > 1_000_000
+            raise KeyError("stop")
+    assert gc.get_threshold() == before

@@ -192,6 +192,7 @@ def _check_command(argv: List[str]) -> int:
 def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -> int:
     from torchlint.config import ConfigError, SettingsResolver
     from torchlint.discover import Missing, discover
+    from torchlint.collector import young_collections_only
     from torchlint.runner import Task, lint_files
 
     try:
@@ -218,11 +219,12 @@ def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -
         # On a cold run the workers are there already (`start_relay`): they analyse the first files while the
         # walk goes on finding the others, unless a progress bar needs the count first.
         streamed = relay is not None and not _progress_shown()
-        if not streamed:
-            for _ in found():
-                pass
-        with _progress(len(tasks)) as advance:
-            results = lint_files(found() if streamed else tasks, args.jobs, cache, advance, relay)
+        with young_collections_only():  # this process keeps what it reads of every file: see there
+            if not streamed:
+                for _ in found():
+                    pass
+            with _progress(len(tasks)) as advance:
+                results = lint_files(found() if streamed else tasks, args.jobs, cache, advance, relay)
     except ConfigError as error:  # a configuration file the walk came to cannot be read
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
