@@ -190,9 +190,9 @@ def _check_command(argv: List[str]) -> int:
 
 
 def _check_paths(args, paths: List[str], overrides, cache, relay, run: "_Run") -> int:
+    from torchlint.collector import young_collections_only
     from torchlint.config import ConfigError, SettingsResolver
     from torchlint.discover import Missing, discover
-    from torchlint.collector import young_collections_only
     from torchlint.runner import Task, lint_files
 
     try:

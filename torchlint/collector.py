@@ -41,7 +41,7 @@ def young_collections_only() -> Iterator[None]:
     The process that reads a run's files keeps what it learns of them (texts, summaries, the projects' indexes,
     one result per file): its heap only grows. A full collection starts each time it has grown by a quarter,
     and each one walks all of it, to find next to no garbage (nothing it keeps is cyclic): two dozen of them, a
-    tenth of that process's time over a folder of many codebases. Cyclic garbage that survives two young
+    fifth of that process's CPU over a folder of many codebases. Cyclic garbage that survives two young
     collections waits for the first full collection after the block."""
     first, second, third = gc.get_threshold()
     gc.set_threshold(first, second, _NO_FULL_COLLECTION)
