@@ -331,12 +331,7 @@ def test_progress_bar_only_for_long_runs_on_a_terminal(monkeypatch, capsys):
 def test_a_reader_that_stops_reading_gets_no_traceback(tmp_path):
     # `torchlint . | head -1`: the pipe closes while the report is printed
     for index in range(3):
-        (tmp_path / f"train_{index}.py").write_text(
-            "for x, y in loader:\n"
-            "    loss = criterion(model(x), y)\n"
-            "    loss.backward()\n"
-            "    optimizer.step()\n"
-        )
+        write(tmp_path, f"train_{index}.py", ACCUMULATION_BUG)  # findings to print
     process = subprocess.Popen([sys.executable, "-m", "torchlint", "--no-cache", "--output-format", "full",
                                 str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     process.stdout.close()  # before anything is printed: the report's first write finds no reader
@@ -351,13 +346,7 @@ def test_the_process_that_reads_a_folder_makes_no_full_collection_and_restores_t
     # The main process keeps what it reads of every file, so its heap only grows: the cyclic collector's full
     # collections (each a walk of all of it) are off while it reads and hands out files, and back after.
     for index in range(3):
-        (tmp_path / f"train_{index}.py").write_text(
-            "for x, y in loader:\n"
-            "    optimizer.zero_grad()\n"
-            "    loss = criterion(model(x), y)\n"
-            "    loss.backward()\n"
-            "    optimizer.step()\n"
-        )
+        write(tmp_path, f"train_{index}.py", CLEAN)
     script = textwrap.dedent(f"""
         import gc, json, sys
         from torchlint import runner
